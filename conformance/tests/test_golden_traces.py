@@ -1,0 +1,33 @@
+"""The oracle reproduces every trace captured from real Kafka Streams (scenarios/golden)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from oracle import behaviour_for, run
+from oracle.portable import output_to_json, parse_scenario
+from scenarios import CATALOGUE_ROOT
+
+GOLDEN = CATALOGUE_ROOT / "golden"
+
+
+def _lines() -> list[tuple[str, dict]]:
+    cases = []
+    for path in sorted(GOLDEN.glob("*.jsonl")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if line.strip():
+                cases.append((f"{path.name}:{number}", json.loads(line)))
+    return cases
+
+
+CASES = _lines()
+
+
+@pytest.mark.parametrize(("where", "trace"), CASES, ids=[f"{t['id']}@{t['kafka']}" for _, t in CASES])
+def test_oracle_reproduces_golden_trace(where: str, trace: dict) -> None:
+    scenario = parse_scenario(trace, where)
+    outputs = run(scenario.spec, scenario.records, behaviour_for(scenario.kafka))
+    assert [output_to_json(o) for o in outputs] == trace["expected"], where

@@ -1,0 +1,29 @@
+"""The semantics oracle: what Kafka Streams of a given version emits for a join scenario.
+
+Pure Python, no Spark or pandas (a test enforces it). Start at ``behaviour.py`` (the era table of named
+flags), then read the join module for the join kind you care about.
+"""
+
+from oracle.behaviour import BUG_FLAGS, ERAS, Behaviour, UnknownVersionError, behaviour_for
+from oracle.engine import JoinProcessor, processor_for, run, run_traced
+from oracle.errors import OracleError, UnsupportedJoinError
+from oracle.records import JoinSpec, Output, Record, Versioning, Window
+
+__all__ = [
+    "BUG_FLAGS",
+    "ERAS",
+    "Behaviour",
+    "JoinProcessor",
+    "JoinSpec",
+    "OracleError",
+    "Output",
+    "Record",
+    "UnknownVersionError",
+    "UnsupportedJoinError",
+    "Versioning",
+    "Window",
+    "behaviour_for",
+    "processor_for",
+    "run",
+    "run_traced",
+]

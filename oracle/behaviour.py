@@ -1,0 +1,235 @@
+"""Kafka Streams join behaviour as named flags, and the era table that sets them per version.
+
+The join modules read flags (``if behaviour.left_join_is_symmetric:``), never version numbers
+(STYLE.md rules 2-3). Version numbers appear only in ``ERAS`` below. Each era is built from the one
+before with ``dataclasses.replace``, so the table reads as the changelog of Kafka's join semantics.
+
+Flags listed in ``BUG_FLAGS`` model places where real Kafka departs from its documented semantics.
+They are on for the affected versions, so by default the oracle says what that Kafka really does;
+``behaviour_for(version, intended=True)`` turns them off and gives the documented semantics.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+
+__all__ = ["BUG_FLAGS", "ERAS", "Behaviour", "UnknownVersionError", "behaviour_for", "parse_version"]
+
+DAY_MS = 24 * 60 * 60 * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """The join semantics of one Kafka Streams era. Every flag cites where it comes from."""
+
+    era: str
+    """Label of the era (the first version that behaves like this), for messages and reports only."""
+
+    # --- stream-stream and stream-table: null handling -------------------------------------------
+    null_stream_values_are_joined: bool
+    """0.10.0/0.10.1: a stream record with a null value still probes the other side and is joined
+    (``joiner(null, other)``; left/outer with no match gives ``joiner(null, null)``); it is never stored.
+    KIP-77 (0.10.2) drops null-value stream records. SEMANTICS.md §1.4, §2."""
+
+    null_key_fails_left_stream_join: bool
+    """0.10.0 only: ``KStream#leftJoin(KStream)`` wires the left stream straight to the join processor,
+    which throws ``StreamsException`` on a null key. SEMANTICS.md §1.4."""
+
+    left_joins_forward_null_keys: bool
+    """KIP-962 (3.7, KAFKA-12317/KAFKA-14748): a null-key record with a non-null value on the preserved
+    side of a left/outer stream-stream join, or on the stream of a left stream-table join, is forwarded
+    at once as ``joiner(v, null)`` / ``joiner(null, v)`` with key null and its own ts. Before 3.7 null keys
+    are dropped. SEMANTICS.md §1.4, §2."""
+
+    null_records_advance_stream_time: bool
+    """3.7+: the stream-stream join advances its shared stream time before the null-key/null-value
+    checks, so dropped records still move stream time (side effect of KIP-962). SEMANTICS.md §1.7 step 1."""
+
+    # --- stream-stream ----------------------------------------------------------------------------
+    left_join_is_symmetric: bool
+    """KIP-77 (0.10.2, KAFKA-4001): both sides of a left stream-stream join probe the other side.
+    Before, only left records probe; right records are only stored. SEMANTICS.md §1.5."""
+
+    stream_join_ts_is_max_of_inputs: bool
+    """2.3 (KAFKA-6455): a joined stream-stream result carries ``max(left ts, right ts)``; before, the
+    triggering record's ts. Non-joined results always carry their own record's ts. SEMANTICS.md §1.3."""
+
+    join_windows_have_grace: bool
+    """2.1 (KIP-328): ``JoinWindows#grace`` exists and the window stores retain ``before + after + grace``;
+    before 2.1 they retain ``max(1 day, before + after)`` and no grace can be given. SEMANTICS.md §1.2, §1.8."""
+
+    has_spurious_free_outer_joins: bool
+    """3.1 (KAFKA-10847/KAFKA-12909): ``JoinWindows.ofTimeDifferenceAndGrace`` exists and makes left/outer
+    stream-stream joins hold non-joined records until the window plus grace closes ("spurious-free").
+    3.0 ships the code disabled and has no such API: a given grace means ``of(d).grace(g)``, eager.
+    Includes the asymmetric look-back fix of the 3.1 branch head (KAFKA-13721). SEMANTICS.md §1.7."""
+
+    outer_join_closes_each_side_by_its_own_bound: bool
+    """3.8 (KAFKA-15417): a held left record closes when stream time > ts + after + grace and a held
+    right record when stream time > ts + before + grace; 3.1-3.7 close every held record with the
+    triggering processor's bound and stop at the first open one. SEMANTICS.md §1.7."""
+
+    outer_join_min_time_is_last_visited: bool
+    """BUG, 3.8+ (SEMANTICS.md §1.7 "stale minTime", golden README): after an emission pass the processor
+    keeps the ts of the last held record it visited, not the earliest still waiting, so closed records
+    can wait for later trigger records. Intended: the earliest record still held."""
+
+    rocksdb_window_expiry_is_exact: bool
+    """3.4 (KAFKA-12960 follow-up): RocksDB window stores filter expired records exactly; before, they
+    expire whole segments (segment interval ``max(retention / 2, 60 s)``). In-memory stores are always
+    exact. SEMANTICS.md §1.2."""
+
+    # --- stream-table -----------------------------------------------------------------------------
+    has_stream_table_inner_join: bool
+    """KIP-77 (0.10.2): ``KStream#join(KTable)`` exists; 0.10.0/0.10.1 only have the left join. SEMANTICS.md §2."""
+
+    has_stream_table_grace: bool
+    """KIP-923 (3.6): ``Joined#withGracePeriod`` buffers stream records by time before the lookup;
+    requires a versioned table. SEMANTICS.md §2."""
+
+    # --- table-table ------------------------------------------------------------------------------
+    table_joins_forward_every_update: bool
+    """0.10.0/0.10.1: every table update forwards a result, a tombstone when there is nothing to join.
+    KIP-77 (0.10.2) forwards only when needed. SEMANTICS.md §3."""
+
+    table_join_ts_is_max_of_inputs: bool
+    """2.3 (KIP-258 timestamped stores): a table-table result carries ``max(record ts, other side's
+    stored ts)`` when the other side exists; before, the triggering record's ts. SEMANTICS.md §3."""
+
+    # --- versioned stores -------------------------------------------------------------------------
+    has_versioned_stores: bool
+    """KIP-889/KIP-914 (3.5): tables can be materialized in versioned stores; joins then use timestamped
+    lookups (stream-table) and drop out-of-order updates of a versioned side (table-table, FK).
+    SEMANTICS.md §2, §3, §3a, §4."""
+
+    # --- foreign-key ------------------------------------------------------------------------------
+    has_foreign_key_join: bool
+    """KIP-213 (2.4): ``KTable#join/leftJoin(KTable, foreignKeyExtractor, joiner)``. SEMANTICS.md §4."""
+
+    fk_left_join_keeps_null_foreign_keys: bool
+    """KIP-962 (3.7): a left FK join emits ``joiner(left, null)`` for a left row whose foreign key is null
+    (and retracts its old subscription); before, such rows are skipped. SEMANTICS.md §4."""
+
+    fk_left_join_repeats_results: bool
+    """BUG KAFKA-16394, 3.7+: a left FK join sends ``DELETE_KEY_AND_PROPAGATE`` for the old foreign key on
+    every change, so a foreign-key change emits an extra ``[left, null]`` before the new result and a
+    left delete emits its tombstone twice. Intended: one result per change. SEMANTICS.md §4, golden README."""
+
+
+BUG_FLAGS: frozenset[str] = frozenset({"outer_join_min_time_is_last_visited", "fk_left_join_repeats_results"})
+"""Flags that model Kafka bugs; ``intended=True`` turns them off."""
+
+
+def _eras() -> dict[tuple[int, ...], Behaviour]:
+    old = Behaviour(
+        era="0.10.0",
+        null_stream_values_are_joined=True,
+        null_key_fails_left_stream_join=True,
+        left_joins_forward_null_keys=False,
+        null_records_advance_stream_time=False,
+        left_join_is_symmetric=False,
+        stream_join_ts_is_max_of_inputs=False,
+        join_windows_have_grace=False,
+        has_spurious_free_outer_joins=False,
+        outer_join_closes_each_side_by_its_own_bound=False,
+        outer_join_min_time_is_last_visited=False,
+        rocksdb_window_expiry_is_exact=False,
+        has_stream_table_inner_join=False,
+        has_stream_table_grace=False,
+        table_joins_forward_every_update=True,
+        table_join_ts_is_max_of_inputs=False,
+        has_versioned_stores=False,
+        has_foreign_key_join=False,
+        fk_left_join_keeps_null_foreign_keys=False,
+        fk_left_join_repeats_results=False,
+    )
+    v0101 = replace(old, era="0.10.1", null_key_fails_left_stream_join=False)
+    kip77 = replace(
+        v0101,
+        era="0.10.2",
+        null_stream_values_are_joined=False,
+        left_join_is_symmetric=True,
+        has_stream_table_inner_join=True,
+        table_joins_forward_every_update=False,
+    )
+    v21 = replace(kip77, era="2.1", join_windows_have_grace=True)
+    v23 = replace(v21, era="2.3", stream_join_ts_is_max_of_inputs=True, table_join_ts_is_max_of_inputs=True)
+    v24 = replace(v23, era="2.4", has_foreign_key_join=True)
+    v31 = replace(v24, era="3.1", has_spurious_free_outer_joins=True)
+    v34 = replace(v31, era="3.4", rocksdb_window_expiry_is_exact=True)
+    v35 = replace(v34, era="3.5", has_versioned_stores=True)
+    v36 = replace(v35, era="3.6", has_stream_table_grace=True)
+    v37 = replace(
+        v36,
+        era="3.7",
+        left_joins_forward_null_keys=True,
+        null_records_advance_stream_time=True,
+        fk_left_join_keeps_null_foreign_keys=True,
+        fk_left_join_repeats_results=True,
+    )
+    v38 = replace(
+        v37,
+        era="3.8",
+        outer_join_closes_each_side_by_its_own_bound=True,
+        outer_join_min_time_is_last_visited=True,
+    )
+    return {
+        (0, 10, 0): old,
+        (0, 10, 1): v0101,
+        (0, 10, 2): kip77,
+        (2, 1): v21,
+        (2, 3): v23,
+        (2, 4): v24,
+        (3, 1): v31,
+        (3, 4): v34,
+        (3, 5): v35,
+        (3, 6): v36,
+        (3, 7): v37,
+        (3, 8): v38,
+    }
+
+
+ERAS: dict[tuple[int, ...], Behaviour] = _eras()
+"""First version of each era -> its behaviour. A version belongs to the latest era not after it."""
+
+NEWEST_KNOWN = (4, 1)
+"""Versions after this are refused: their semantics have not been checked against Kafka's source."""
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
+
+
+class UnknownVersionError(ValueError):
+    """A version string the era table cannot place."""
+
+
+def parse_version(version: str) -> tuple[int, ...]:
+    """``"0.10.2"`` -> ``(0, 10, 2)``, ``"3.9"`` -> ``(3, 9)``; rejects anything else."""
+    match = _VERSION.match(version.strip()) if isinstance(version, str) else None
+    if match is None:
+        raise UnknownVersionError(f"not a Kafka version: {version!r} (expected e.g. '0.10.1', '3.9')")
+    return tuple(int(part) for part in match.groups() if part is not None)
+
+
+def behaviour_for(version: str, *, intended: bool = False) -> Behaviour:
+    """The behaviour of Kafka Streams ``version``; with ``intended`` the bug flags are off."""
+    wanted = parse_version(version)
+    if wanted < (0, 10, 0):
+        raise UnknownVersionError(f"Kafka Streams has no joins before 0.10.0 (got {version!r})")
+    if wanted[:2] > NEWEST_KNOWN:
+        raise UnknownVersionError(f"Kafka version {version!r} is newer than the era table knows (up to 4.1)")
+    behaviour = next(ERAS[first] for first in sorted(ERAS, reverse=True) if first <= _padded(wanted, first))
+    if intended:
+        behaviour = replace(behaviour, **{flag: False for flag in BUG_FLAGS})
+    return behaviour
+
+
+def _padded(version: tuple[int, ...], like: tuple[int, ...]) -> tuple[int, ...]:
+    """Compare ``3.9`` with ``0.10.2`` fairly: pad the shorter tuple with zeros."""
+    width = max(len(version), len(like))
+    return version + (0,) * (width - len(version))
+
+
+def flag_names() -> list[str]:
+    """All behaviour flag names, in declaration order."""
+    return [field.name for field in fields(Behaviour) if field.name != "era"]

@@ -1,0 +1,75 @@
+"""Dispatch a join specification to the join module that models it, and run records through it.
+
+TopologyTestDriver's shape (STYLE.md §4): pipe records in one at a time, in processing order, and read
+the outputs each one caused. Each join module provides a processor class with
+``process(index, record) -> list[Output]`` (one step of the join: the state is the processor's own,
+updated in place for speed; there is no I/O, clock or randomness) and ``snapshot()`` (its state as plain
+data, for explaining a divergence).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from oracle.behaviour import Behaviour
+from oracle.errors import UnsupportedJoinError
+from oracle.records import JoinSpec, Output, Record
+
+__all__ = ["JoinProcessor", "processor_for", "run", "run_traced"]
+
+
+class JoinProcessor(Protocol):
+    """One join's state machine."""
+
+    def process(self, index: int, record: Record) -> list[Output]:
+        """Process input record number ``index`` and return the outputs it emits, in emission order."""
+        ...
+
+    def snapshot(self) -> dict[str, object]:
+        """The join's state (window store / table contents, stream time, held records) as plain data."""
+        ...
+
+
+def processor_for(spec: JoinSpec, behaviour: Behaviour) -> JoinProcessor:
+    """A fresh processor for ``spec`` under ``behaviour``; raises ``UnsupportedJoinError`` if that
+    Kafka has no such join."""
+    if spec.versioned is not None and (spec.versioned.left or spec.versioned.right):
+        if not behaviour.has_versioned_stores:
+            raise UnsupportedJoinError(f"versioned stores need Kafka 3.5+ (era {behaviour.era})")
+        if spec.join == "stream-stream":
+            raise UnsupportedJoinError("a stream-stream join has no tables to version")
+    if spec.join == "stream-stream":
+        from oracle.stream_stream import StreamStreamJoin
+
+        return StreamStreamJoin(spec, behaviour)
+    if spec.join == "stream-table":
+        from oracle.stream_table import StreamTableJoin
+
+        return StreamTableJoin(spec, behaviour)
+    if spec.join == "table-table":
+        from oracle.table_table import TableTableJoin
+
+        return TableTableJoin(spec, behaviour)
+    if spec.join == "fk":
+        from oracle.foreign_key import ForeignKeyJoin
+
+        return ForeignKeyJoin(spec, behaviour)
+    raise UnsupportedJoinError(f"unknown join kind {spec.join!r}")
+
+
+def run(spec: JoinSpec, records: Iterable[Record], behaviour: Behaviour) -> list[Output]:
+    """All outputs of ``records`` piped in order through a fresh join, in emission order."""
+    processor = processor_for(spec, behaviour)
+    outputs: list[Output] = []
+    for index, record in enumerate(records):
+        outputs.extend(processor.process(index, record))
+    return outputs
+
+
+def run_traced(
+    spec: JoinSpec, records: Iterable[Record], behaviour: Behaviour
+) -> list[tuple[list[Output], dict[str, object]]]:
+    """Per input record: the outputs it emitted and the join's state right after it."""
+    processor = processor_for(spec, behaviour)
+    return [(processor.process(index, record), processor.snapshot()) for index, record in enumerate(records)]

@@ -1,0 +1,133 @@
+"""Plain data of the oracle: input records, output records and the join specification.
+
+Every type here is a frozen, slotted dataclass or a closed ``Literal`` vocabulary, so that
+scenarios, the oracle and the harness exchange the same small values (STYLE.md rule 5).
+A tombstone is always an explicit ``None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+__all__ = [
+    "FK_EXTRACTORS",
+    "JOIN_KINDS",
+    "SIDES",
+    "STORE_KINDS",
+    "VARIANTS",
+    "FkExtractor",
+    "JoinKind",
+    "JoinSpec",
+    "Key",
+    "Output",
+    "Record",
+    "Side",
+    "StoreKind",
+    "Value",
+    "Variant",
+    "Versioning",
+    "Window",
+    "foreign_key_of",
+]
+
+Side = Literal["left", "right"]
+JoinKind = Literal["stream-stream", "stream-table", "table-table", "fk"]
+Variant = Literal["inner", "left", "outer"]
+StoreKind = Literal["memory", "rocksdb"]
+FkExtractor = Literal["colon-prefix", "pipe-suffix"]
+
+SIDES: tuple[Side, ...] = get_args(Side)
+JOIN_KINDS: tuple[JoinKind, ...] = get_args(JoinKind)
+VARIANTS: tuple[Variant, ...] = get_args(Variant)
+STORE_KINDS: tuple[StoreKind, ...] = get_args(StoreKind)
+FK_EXTRACTORS: tuple[FkExtractor, ...] = get_args(FkExtractor)
+
+Key = str | int | None
+"""A record key. ``None`` is a null key (dropped or forwarded depending on the era)."""
+
+Value = str | None
+"""A record value. ``None`` is a null value: a tombstone for a table, a null-valued record for a stream."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One input record, piped into topic ``side`` in processing order."""
+
+    side: Side
+    key: Key
+    value: Value
+    ts: int
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One output record.
+
+    ``value`` is the ``(left, right)`` pair handed to the joiner (either may be ``None`` for a missing
+    side; 0.10.x can even produce ``(None, None)``), or ``None`` for a tombstone (a table join's delete).
+    ``cause`` is the index of the input record whose processing emitted this output.
+    """
+
+    key: Key
+    value: tuple[Value, Value] | None
+    ts: int
+    cause: int
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Join window around a left record: a right record at ``u`` joins a left record at ``t`` iff
+    ``t - before <= u <= t + after`` (both ends inclusive, SEMANTICS.md §1.2).
+
+    ``grace is None`` means the legacy ``JoinWindows.of(before)`` API with no grace given: eager
+    ("spurious") left/outer results and the legacy default grace (SEMANTICS.md §1.8). For a
+    stream-table join only ``grace`` is used (KIP-923 ``Joined#withGracePeriod``).
+    """
+
+    before: int = 0
+    after: int = 0
+    grace: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Versioning:
+    """Which sides are materialized in a versioned store (KIP-889/914, 3.5+), and its history retention."""
+
+    left: bool = False
+    right: bool = False
+    history_ms: int = 0
+
+    def of(self, side: Side) -> bool:
+        """Whether ``side`` is versioned."""
+        return self.left if side == "left" else self.right
+
+
+@dataclass(frozen=True, slots=True)
+class JoinSpec:
+    """What to join and how: the portable scenario header (shared golden README format).
+
+    ``fk_extractor`` says how an FK join extracts the foreign key from a left value:
+    ``colon-prefix`` takes the text before the first ``:`` (the whole value if there is none; the golden
+    traces' ``v.split(":")[0]``; an empty prefix is a null foreign key), ``pipe-suffix`` the text after the last ``|`` (Kafka's FK integration
+    tests, ``lhsValue1|rhs1``).
+    """
+
+    join: JoinKind
+    variant: Variant
+    window: Window | None = None
+    stores: StoreKind = "rocksdb"
+    versioned: Versioning | None = None
+    fk_extractor: FkExtractor = "colon-prefix"
+
+
+def foreign_key_of(value: str, extractor: FkExtractor) -> str | None:
+    """The foreign key a left value of an FK join refers to (see ``JoinSpec.fk_extractor``).
+
+    An empty extracted key (``":L3"`` or ``"L3|"``) stands for a null foreign key.
+    """
+    if extractor == "colon-prefix":
+        fk = value.split(":", 1)[0]
+    else:
+        fk = value.rsplit("|", 1)[-1]
+    return fk or None

@@ -80,6 +80,25 @@ class Behaviour:
     expire whole segments (segment interval ``max(retention / 2, 60 s)``). In-memory stores are always
     exact. SEMANTICS.md §1.2."""
 
+    rocksdb_segments_expire_by_retention: bool
+    """2.1 (KAFKA-7072): a RocksDB window store keeps the segments from ``(observed - retention) / interval``
+    on; before, it keeps a fixed three segments (the newest and the two before it). The two differ only when
+    the retention is odd (``before + after`` odd and over a day). SEMANTICS.md §1.2."""
+
+    rocksdb_join_stores_skip_null_values: bool
+    """2.5.1/2.6 (KAFKA-9921): a RocksDB join window store (retained duplicates) ignores a null-value put
+    entirely; before, the put (a no-op delete) still advanced the store's observed time and rolled its
+    segments, like the in-memory store always does. SEMANTICS.md §1.1, §1.2."""
+
+    stream_joins_can_use_in_memory_stores: bool
+    """2.4 (KIP-479, KAFKA-8558 ``StreamJoined``): a stream-stream join can be given in-memory window
+    stores; before, its stores are always RocksDB. SEMANTICS.md §1.2."""
+
+    legacy_join_grace_is_set_by_of: bool
+    """3.0 (KIP-633, KAFKA-13021): with no grace given, ``JoinWindows.of(before)`` fixes the grace at
+    ``max(24 h - 2 * before, 0)`` and ``.after()`` keeps it; 2.1-2.8 derive it as ``max(1 day, before + after)
+    - (before + after)``, so asymmetric windows retain a different span. SEMANTICS.md §1.8."""
+
     # --- stream-table -----------------------------------------------------------------------------
     has_stream_table_inner_join: bool
     """KIP-77 (0.10.2): ``KStream#join(KTable)`` exists; 0.10.0/0.10.1 only have the left join. SEMANTICS.md §2."""
@@ -92,6 +111,10 @@ class Behaviour:
     table_joins_forward_every_update: bool
     """0.10.0/0.10.1: every table update forwards a result, a tombstone when there is nothing to join.
     KIP-77 (0.10.2) forwards only when needed. SEMANTICS.md §3."""
+
+    null_key_fails_table_join: bool
+    """0.10.0/0.10.1: a null-key update reaching a KTable-KTable join processor throws ``StreamsException``
+    (Kafka fails on the input). From KIP-77 (0.10.2) null keys are skipped. SEMANTICS.md §3."""
 
     table_join_ts_is_max_of_inputs: bool
     """2.3 (KIP-258 timestamped stores): a table-table result carries ``max(record ts, other side's
@@ -135,9 +158,14 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         outer_join_closes_each_side_by_its_own_bound=False,
         outer_join_min_time_is_last_visited=False,
         rocksdb_window_expiry_is_exact=False,
+        rocksdb_segments_expire_by_retention=False,
+        rocksdb_join_stores_skip_null_values=False,
+        stream_joins_can_use_in_memory_stores=False,
+        legacy_join_grace_is_set_by_of=False,
         has_stream_table_inner_join=False,
         has_stream_table_grace=False,
         table_joins_forward_every_update=True,
+        null_key_fails_table_join=True,
         table_join_ts_is_max_of_inputs=False,
         has_versioned_stores=False,
         has_foreign_key_join=False,
@@ -152,11 +180,14 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         left_join_is_symmetric=True,
         has_stream_table_inner_join=True,
         table_joins_forward_every_update=False,
+        null_key_fails_table_join=False,
     )
-    v21 = replace(kip77, era="2.1", join_windows_have_grace=True)
+    v21 = replace(kip77, era="2.1", join_windows_have_grace=True, rocksdb_segments_expire_by_retention=True)
     v23 = replace(v21, era="2.3", stream_join_ts_is_max_of_inputs=True, table_join_ts_is_max_of_inputs=True)
-    v24 = replace(v23, era="2.4", has_foreign_key_join=True)
-    v31 = replace(v24, era="3.1", has_spurious_free_outer_joins=True)
+    v24 = replace(v23, era="2.4", has_foreign_key_join=True, stream_joins_can_use_in_memory_stores=True)
+    v251 = replace(v24, era="2.5.1", rocksdb_join_stores_skip_null_values=True)
+    v30 = replace(v251, era="3.0", legacy_join_grace_is_set_by_of=True)
+    v31 = replace(v30, era="3.1", has_spurious_free_outer_joins=True)
     v34 = replace(v31, era="3.4", rocksdb_window_expiry_is_exact=True)
     v35 = replace(v34, era="3.5", has_versioned_stores=True)
     v36 = replace(v35, era="3.6", has_stream_table_grace=True)
@@ -181,6 +212,8 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         (2, 1): v21,
         (2, 3): v23,
         (2, 4): v24,
+        (2, 5, 1): v251,
+        (3, 0): v30,
         (3, 1): v31,
         (3, 4): v34,
         (3, 5): v35,

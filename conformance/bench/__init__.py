@@ -1,0 +1,1 @@
+"""Benchmarks of the oracle (run with ``nox -s bench``; never part of the test suite's timing)."""

@@ -1,0 +1,244 @@
+"""The candidate protocol: what an implementation of Kafka Streams joins on Spark hands to the harness.
+
+A candidate is a small ``typing.Protocol`` (STYLE.md §4), no base class: a ``name``, a ``Claim`` (what it
+implements), its ``DeclaredDifference``s (known, accepted differences with the reason, xfail-like) and
+``run(spark, inputs, specs) -> DataFrame``. ``run`` gets the records of MANY scenarios at once (one call per
+join kind) and returns one DataFrame with ``OUTPUT_SCHEMA`` columns (plus an optional ``idx``: the input
+index whose processing emitted the row, which enables exact-order checks).
+
+Candidates are found by name: ``module:attr`` (an object, or a zero-argument factory) or a name registered
+in the ``kjoin.candidates`` entry-point group (``spark-reference``, ``spark-native``, ...).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from oracle.behaviour import UnknownVersionError, behaviour_for
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from conformance.harness.cases import Case
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "INPUT_SCHEMA",
+    "OUTPUT_SCHEMA",
+    "SPEC_SCHEMA",
+    "Candidate",
+    "CandidateLoadError",
+    "Claim",
+    "DeclaredDifference",
+    "candidate_names",
+    "declared_difference_for",
+    "load_candidate",
+    "unclaimed_because",
+]
+
+INPUT_SCHEMA = (
+    "scenario_id string not null, idx long not null, side string not null, key string, value string, "
+    "ts long not null"
+)
+"""One row per input record; ``idx`` is the processing order within the scenario, from 0."""
+
+SPEC_SCHEMA = (
+    "scenario_id string not null, kafka string not null, join string not null, variant string not null, "
+    "before long, after long, grace long, stores string not null, left_versioned boolean not null, "
+    "right_versioned boolean not null, history_ms long, fk_extractor string not null, "
+    "intended boolean not null"
+)
+"""One row per scenario; window columns are null for joins without a window, ``grace`` null = legacy API."""
+
+OUTPUT_SCHEMA = (
+    "scenario_id string not null, key string, left string, right string, tombstone boolean not null, "
+    "ts long not null"
+)
+"""What a candidate returns; an extra ``idx long`` column is optional."""
+
+ENTRY_POINT_GROUP = "kjoin.candidates"
+
+
+class CandidateLoadError(ValueError):
+    """A candidate name that cannot be resolved to a usable candidate; the message says why."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a candidate says it implements. A scenario outside the claim is reported "not claimed".
+
+    A scenario run "as Kafka V" is claimed iff ``behaviour_for(V)`` has the same era as one of ``kafka``
+    (so ``("3.9",)`` claims 3.8, 3.9 and 4.0).
+    """
+
+    joins: frozenset[str]
+    variants: frozenset[str]
+    kafka: tuple[str, ...]
+    stores: frozenset[str] = frozenset({"memory", "rocksdb"})
+    versioned: bool = False
+    stream_table_grace: bool = False
+
+
+@dataclass(frozen=True)
+class DeclaredDifference:
+    """A known, accepted difference from Kafka Streams (xfail-like), with the reason shown in reports.
+
+    ``scenario`` is an ``fnmatch`` glob over scenario ids (``"ss-left-*"``, ``"*"``); it also matches
+    against the full case id ``<scenario>[<variant>-<kafka>]``. ``strict`` means the scenario MUST differ:
+    a pass is then an "unexpected pass" and fails.
+    """
+
+    scenario: str
+    reason: str
+    joins: frozenset[str] | None = None
+    variants: frozenset[str] | None = None
+    kafka: tuple[str, ...] | None = None
+    strict: bool = False
+
+
+@runtime_checkable
+class Candidate(Protocol):
+    """An implementation of Kafka Streams joins on Spark, as the harness sees it."""
+
+    name: str
+    claim: Claim
+    declared_differences: tuple[DeclaredDifference, ...]
+
+    def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
+        """All outputs of all scenarios in ``inputs``/``specs`` (one join kind) as one DataFrame."""
+        ...
+
+
+def _same_era(version: str, versions: tuple[str, ...], intended: bool) -> bool:
+    """Whether ``version`` has the era of one of ``versions`` (unknown versions never match)."""
+    try:
+        era = behaviour_for(version, intended=intended).era
+        return any(behaviour_for(v, intended=intended).era == era for v in versions)
+    except UnknownVersionError:
+        return False
+
+
+def unclaimed_because(claim: Claim, case: Case) -> str | None:
+    """Why ``case`` lies outside ``claim`` (a short, general sentence), or ``None`` if it is claimed.
+
+    The sentence names the unclaimed property, not the scenario, so that reports can group by it.
+    """
+    spec = case.spec
+    if spec.join not in claim.joins:
+        return f"not claimed: {spec.join} joins"
+    if spec.variant not in claim.variants:
+        return f"not claimed: {spec.variant} {spec.join} joins"
+    if not _same_era(case.kafka, claim.kafka, case.intended):
+        era = _era_label(case.kafka)
+        return f"not claimed: Kafka {case.kafka} (era {era}); claimed: {', '.join(claim.kafka)}"
+    if spec.stores not in claim.stores:
+        return f"not claimed: {spec.stores} stores"
+    if spec.versioned is not None and (spec.versioned.left or spec.versioned.right) and not claim.versioned:
+        return "not claimed: versioned tables"
+    if (
+        spec.join == "stream-table"
+        and spec.window is not None
+        and spec.window.grace is not None
+        and not claim.stream_table_grace
+    ):
+        return "not claimed: stream-table grace (KIP-923)"
+    return None
+
+
+def _era_label(version: str) -> str:
+    try:
+        return behaviour_for(version).era
+    except UnknownVersionError:
+        return "unknown"
+
+
+def declared_difference_for(candidate: Candidate, case: Case) -> DeclaredDifference | None:
+    """The first declared difference of ``candidate`` that covers ``case``, if any."""
+    for declared in candidate.declared_differences:
+        pattern = declared.scenario
+        if not (fnmatch.fnmatchcase(case.scenario, pattern) or fnmatch.fnmatchcase(case.id, pattern)):
+            continue
+        if declared.joins is not None and case.spec.join not in declared.joins:
+            continue
+        if declared.variants is not None and case.spec.variant not in declared.variants:
+            continue
+        if declared.kafka is not None and not _same_era(case.kafka, declared.kafka, case.intended):
+            continue
+        return declared
+    return None
+
+
+def candidate_names() -> dict[str, str]:
+    """Registered candidate names -> their ``module:attr`` (the ``kjoin.candidates`` entry points)."""
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def load_candidate(name: str) -> Candidate:
+    """The candidate called ``name``: a ``kjoin.candidates`` entry point or ``module:attr``.
+
+    ``attr`` may be dotted, and may be the candidate itself or a zero-argument factory returning it.
+    Raises ``CandidateLoadError`` naming what is wrong.
+    """
+    if not name or not name.strip():
+        raise CandidateLoadError("empty candidate name")
+    name = name.strip()
+    registered = candidate_names()
+    target = registered.get(name, name)
+    if ":" not in target:
+        known = ", ".join(sorted(registered)) or "none installed"
+        raise CandidateLoadError(
+            f"unknown candidate {name!r}: give module:attr or one of the registered names ({known})"
+        )
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        problem = f"cannot import module {module_name!r}: {error}"
+        raise CandidateLoadError(f"candidate {name!r}: {problem}") from error
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise CandidateLoadError(f"candidate {name!r}: module {module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not _looks_like_candidate(obj) and callable(obj):
+        obj = _call_factory(name, obj)
+    _validate(name, obj)
+    return obj
+
+
+def _call_factory(name: str, factory: Callable[[], Any]) -> Any:
+    try:
+        return factory()
+    except TypeError as error:
+        raise CandidateLoadError(f"candidate {name!r}: factory must take no arguments: {error}") from error
+
+
+def _looks_like_candidate(obj: Any) -> bool:
+    return all(hasattr(obj, attribute) for attribute in ("name", "claim", "declared_differences", "run"))
+
+
+def _validate(name: str, obj: Any) -> None:
+    """Check the protocol's attributes and their types, naming the first that is wrong."""
+    missing = [a for a in ("name", "claim", "declared_differences", "run") if not hasattr(obj, a)]
+    if missing:
+        raise CandidateLoadError(f"candidate {name!r}: {type(obj).__name__} lacks {', '.join(missing)}")
+    if not isinstance(obj.name, str) or not obj.name:
+        raise CandidateLoadError(f"candidate {name!r}: name must be a non-empty string, got {obj.name!r}")
+    if not isinstance(obj.claim, Claim):
+        raise CandidateLoadError(f"candidate {name!r}: claim must be a Claim, got {type(obj.claim).__name__}")
+    declared = obj.declared_differences
+    if not isinstance(declared, tuple) or not all(isinstance(d, DeclaredDifference) for d in declared):
+        problem = "declared_differences must be a tuple of DeclaredDifference"
+        raise CandidateLoadError(f"candidate {name!r}: {problem}")
+    for version in obj.claim.kafka:
+        try:
+            behaviour_for(version)
+        except UnknownVersionError as error:
+            raise CandidateLoadError(f"candidate {name!r}: claim.kafka: {error}") from error
+    if not callable(obj.run):
+        raise CandidateLoadError(f"candidate {name!r}: run must be callable")

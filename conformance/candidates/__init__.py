@@ -1,0 +1,1 @@
+"""Bundled candidates: implementations of Kafka Streams joins on Spark, found by name (kjoin.candidates)."""

@@ -1,0 +1,46 @@
+"""Route the scenarios of one ``run`` call to the join modules and number their outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from conformance.candidates.reference.frames import attach_behaviour, number
+
+__all__ = ["run_reference"]
+
+
+_MODULES = {
+    "stream-stream": ("stream_stream", "stream_stream_emissions"),
+    "stream-table": ("stream_table", "stream_table_emissions"),
+    "table-table": ("table_table", "table_table_emissions"),
+    "fk": ("foreign_key", "foreign_key_emissions"),
+}
+"""join kind -> (module in this package, function from records-with-spec-and-flags to emissions)"""
+
+
+def _emissions_for(kind: str) -> Callable[[DataFrame], DataFrame]:
+    module, function = _MODULES[kind]
+    return getattr(import_module(f"conformance.candidates.reference.{module}"), function)
+
+
+def run_reference(spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
+    """All outputs of all scenarios in ``inputs``: OUTPUT_SCHEMA columns plus ``idx`` and ``seq``.
+
+    One small driver-side collect (the distinct ``(join, kafka, intended)`` of ``specs``) decides which join
+    modules run and which Behaviour flags they see; everything else is one lazy DataFrame.
+    """
+    combos = specs.select("join", "kafka", "intended").distinct().collect()
+    kinds = sorted({row["join"] for row in combos})
+    specs = attach_behaviour(spark, specs, {(row["kafka"], bool(row["intended"])) for row in combos})
+    emissions = None
+    for kind in kinds:
+        rec = inputs.join(F.broadcast(specs.filter(F.col("join") == kind)), "scenario_id")
+        part = _emissions_for(kind)(rec)
+        emissions = part if emissions is None else emissions.unionByName(part)
+    if emissions is None:
+        raise ValueError("run_reference: no scenarios in specs")
+    return number(emissions)

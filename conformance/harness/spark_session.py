@@ -1,0 +1,84 @@
+"""The one SparkSession of a harness run: started lazily, quiet, workers bound to this interpreter.
+
+Only a run that uses a candidate starts Spark; the oracle and its tests never do. The master is
+``local[*]`` unless ``--spark-master`` or ``KJOIN_SPARK_MASTER`` says otherwise. Python workers run
+``sys.executable`` (``PYSPARK_PYTHON`` and ``spark.pyspark.python``), so a candidate's code and the harness
+always see the same packages. Spark's own logging is set to errors only, from JVM start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["DEFAULT_MASTER", "MASTER_ENV", "jobs_started", "resolve_master", "start_session"]
+
+DEFAULT_MASTER = "local[*]"
+MASTER_ENV = "KJOIN_SPARK_MASTER"
+
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+def resolve_master(explicit: str | None = None) -> str:
+    """The Spark master: the explicit one, else ``$KJOIN_SPARK_MASTER``, else ``local[*]``."""
+    return explicit or os.environ.get(MASTER_ENV) or DEFAULT_MASTER
+
+
+def _log_config() -> Path:
+    """A log4j2 configuration that only lets errors through (written once per content, reused)."""
+    digest = hashlib.sha256(_LOG4J2.encode()).hexdigest()[:12]
+    path = Path(tempfile.gettempdir()) / f"kjoin-log4j2-{digest}.properties"
+    if not path.exists():
+        path.write_text(_LOG4J2, encoding="utf-8")
+    return path
+
+
+def start_session(master: str | None = None, *, app_name: str = "kjoin-conformance") -> SparkSession:
+    """Get or create the SparkSession for a harness run (an already active session is reused as is)."""
+    from pyspark.sql import SparkSession
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    resolved = resolve_master(master)
+    builder = (
+        SparkSession.builder.master(resolved)
+        .appName(app_name)
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.pyspark.driver.python", sys.executable)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.ui.retainedJobs", "100000")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_log_config()}")
+    )
+    if resolved.startswith("local"):
+        # The catalogue is small: a few shuffle partitions keep each Spark job short on a laptop.
+        builder = builder.config("spark.sql.shuffle.partitions", "4")
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def jobs_started(spark: SparkSession) -> int | None:
+    """How many Spark jobs this application has started so far (diagnostics for tests and benchmarks),
+    or ``None`` where the status store cannot be read (e.g. Spark Connect)."""
+    try:
+        jobs = spark.sparkContext._jsc.sc().statusStore().jobsList(None)
+        return 1 + max((jobs.get(i).jobId() for i in range(jobs.size())), default=-1)
+    except Exception:  # diagnostics only: any py4j failure means "not available"
+        return None

@@ -1,0 +1,54 @@
+"""Developer sessions: ``nox -s tests``, ``nox -s lint``, ``nox -s bench``.
+
+Sessions run in the environment nox itself runs from (no new virtualenv per session: the dependencies
+include PySpark, and a second copy would cost minutes and hundreds of megabytes). Run nox from the project's
+venv (``.venv/bin/nox -s tests``); a session that finds the package missing there installs it with
+``pip install -e '.[dev]'`` from the package registry, and needs nothing else from the network.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "none"
+nox.options.sessions = ["lint", "tests"]
+
+BIN = Path(sys.executable).parent
+"""The scripts folder of the environment running nox (``pytest``, ``ruff``, ``kjoin`` live there)."""
+
+TEST_COMMAND = ("pytest", "conformance", "-n", "2")
+"""The README's test command (also what .ci/run runs)."""
+
+_NEEDED = ("oracle", "conformance.cli", "tabulate", "pytest", "xdist", "ruff")
+
+
+def _ensure_installed(session: nox.Session) -> None:
+    """Install the project (with its dev extras) into this environment unless it is already there."""
+    probe = f"import importlib.util as u; print(all(u.find_spec(m) for m in {_NEEDED!r}))"
+    found = session.run(sys.executable, "-c", probe, silent=True, external=True)
+    if not str(found).strip().endswith("True"):
+        session.run(sys.executable, "-m", "pip", "install", "-e", ".[dev]", external=True)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The test suite, exactly as the README runs it (extra arguments go to pytest)."""
+    _ensure_installed(session)
+    session.run(str(BIN / TEST_COMMAND[0]), *TEST_COMMAND[1:], *session.posargs, external=True)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """``ruff check .`` with the configuration in pyproject.toml."""
+    _ensure_installed(session)
+    session.run(str(BIN / "ruff"), "check", ".", *session.posargs, external=True)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Oracle throughput per join kind (100k records, 1,000 keys, fixed seed; arguments go to the script)."""
+    _ensure_installed(session)
+    session.run(sys.executable, "-m", "conformance.bench.oracle_throughput", *session.posargs, external=True)

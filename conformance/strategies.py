@@ -32,8 +32,8 @@ __all__ = ["histories", "join_specs", "keys", "records", "timestamps", "values",
 
 
 _ANOTHER_RECORD = st.integers(min_value=0, max_value=7).map(bool)
-"""Whether a history grows by one more record: 7 in 8 while generating (mean length about 7);
-shrinks towards ``False`` (stop), so the shrinker cuts histories short."""
+"""Whether a history grows by one more record: true for 7 of the 8 values, so generated histories are
+mostly long (a few records to ``max_size``); shrinks towards 0 = ``False`` (stop), cutting histories short."""
 
 
 def _check_non_negative(name: str, value: int) -> None:

@@ -57,7 +57,8 @@ class Behaviour:
 
     join_windows_have_grace: bool
     """2.1 (KIP-328): ``JoinWindows#grace`` exists and the window stores retain ``before + after + grace``;
-    before 2.1 they retain ``max(1 day, before + after)`` and no grace can be given. SEMANTICS.md §1.2, §1.8."""
+    before 2.1 they retain ``max(1 day, before + after)`` and no grace can be given.
+    SEMANTICS.md §1.2, §1.8."""
 
     has_spurious_free_outer_joins: bool
     """3.1 (KAFKA-10847/KAFKA-12909): ``JoinWindows.ofTimeDifferenceAndGrace`` exists and makes left/outer
@@ -101,7 +102,8 @@ class Behaviour:
 
     # --- stream-table -----------------------------------------------------------------------------
     has_stream_table_inner_join: bool
-    """KIP-77 (0.10.2): ``KStream#join(KTable)`` exists; 0.10.0/0.10.1 only have the left join. SEMANTICS.md §2."""
+    """KIP-77 (0.10.2): ``KStream#join(KTable)`` exists; 0.10.0/0.10.1 only have the left join.
+    SEMANTICS.md §2."""
 
     has_stream_table_grace: bool
     """KIP-923 (3.6): ``Joined#withGracePeriod`` buffers stream records by time before the lookup;

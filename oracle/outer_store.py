@@ -17,7 +17,8 @@ non-negative keys ascending, then negative ones).
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 
 from oracle.behaviour import Behaviour
 from oracle.records import Key, Output, Value, Window
@@ -34,7 +35,7 @@ _StoreKey = tuple[int, int, bytes]
 
 
 def outer_store_key_bytes(key: Key) -> bytes:
-    """Serialized key as Kafka's serde writes it: UTF-8 for ``str``, 8-byte big-endian (``Long``) for ``int``."""
+    """The key as Kafka's serde writes it: UTF-8 for ``str``, 8-byte big-endian (``Long``) for ``int``."""
     if type(key) is str:
         return key.encode("utf-8")
     if isinstance(key, int):
@@ -43,38 +44,44 @@ def outer_store_key_bytes(key: Key) -> bytes:
 
 
 class HeldRecords:
-    """The outer store: per store key the list of held values, and per side the store keys in order."""
+    """The outer store: per store key the list of held values, and per side the store keys in order.
 
-    __slots__ = ("_by_side", "_lists")
+    ``lists`` maps a store key ``(ts, side, key bytes)`` to ``(key, values in insertion order)``; read it,
+    change it only through the methods."""
+
+    __slots__ = ("_by_side", "lists")
 
     def __init__(self) -> None:
-        self._lists: dict[_StoreKey, tuple[Key, list[Value]]] = {}
+        self.lists: dict[_StoreKey, tuple[Key, list[Value]]] = {}
         self._by_side: tuple[list[_StoreKey], list[_StoreKey]] = ([], [])
 
     def __len__(self) -> int:
-        return len(self._lists)
+        return len(self.lists)
 
-    def hold(self, ts: int, side: int, key: Key, key_bytes: bytes, value: Value) -> None:
+    def hold(self, ts: int, side: int, key: Key, value: Value) -> None:
         """Append ``value`` to the list stored under ``(ts, side, key)`` (``ListValueStore#put``)."""
-        store_key = (ts, side, key_bytes)
-        entry = self._lists.get(store_key)
+        store_key = (ts, side, key.encode("utf-8") if type(key) is str else outer_store_key_bytes(key))
+        entry = self.lists.get(store_key)
         if entry is not None:
             entry[1].append(value)
             return
-        self._lists[store_key] = (key, [value])
+        self.lists[store_key] = (key, [value])
         order = self._by_side[side]
         if not order or store_key > order[-1]:
             order.append(store_key)
         else:
             insort(order, store_key)
 
-    def release(self, ts: int, side: int, key_bytes: bytes) -> None:
-        """A join match deletes the whole list under ``(ts, side, key)`` if there is one
+    def release(self, side: int, key: Key, partner_times: list[int]) -> None:
+        """Each join match deletes the whole list under ``(partner ts, side, key)`` if there is one
         (``putIfAbsent(key, null)`` on the list store, SEMANTICS.md §1.7 step 4)."""
-        store_key = (ts, side, key_bytes)
-        if self._lists.pop(store_key, None) is not None:
-            order = self._by_side[side]
-            del order[bisect_left(order, store_key)]
+        key_bytes = outer_store_key_bytes(key)
+        lists = self.lists
+        for ts in partner_times:
+            store_key = (ts, side, key_bytes)
+            if lists.pop(store_key, None) is not None:
+                order = self._by_side[side]
+                del order[bisect_left(order, store_key)]
 
     def earliest_ts(self, side: int) -> int | None:
         """Timestamp of the first held record of ``side``, or ``None`` when that side holds nothing."""
@@ -88,13 +95,7 @@ class HeldRecords:
             return left
         if not left:
             return right
-        both = right + left
-        both.sort()  # two sorted runs: timsort merges them in one linear pass
-        return both
-
-    def values_under(self, store_key: _StoreKey) -> tuple[Key, list[Value]]:
-        """The record key and the held values (insertion order) stored under ``store_key``."""
-        return self._lists[store_key]
+        return _merged(right, left)
 
     def drop_first(self, right_count: int, left_count: int) -> None:
         """Delete the first ``right_count`` right and ``left_count`` left lists (the emitted ones)."""
@@ -102,15 +103,15 @@ class HeldRecords:
             if count:
                 order = self._by_side[side]
                 for store_key in order[:count]:
-                    del self._lists[store_key]
+                    del self.lists[store_key]
                 del order[:count]
 
     def snapshot(self) -> list[list[object]]:
         """``[ts, side, key, value]`` per held value, in store order."""
         return [
-            [ts, "left" if side == LEFT_SIDE else "right", self._lists[(ts, side, key_bytes)][0], value]
+            [ts, "left" if side == LEFT_SIDE else "right", self.lists[(ts, side, key_bytes)][0], value]
             for ts, side, key_bytes in self.ordered_keys()
-            for value in self._lists[(ts, side, key_bytes)][1]
+            for value in self.lists[(ts, side, key_bytes)][1]
         ]
 
 
@@ -123,47 +124,37 @@ class OuterJoinBuffer:
     early-return sum for it in 3.8+ makes no difference).
     """
 
-    __slots__ = ("_after", "_before", "_each_side_own_bound", "_grace", "_stale_min_time", "held",
-                 "min_time", "stream_time")
+    __slots__ = ("_after", "_before", "_grace", "emit_closed", "held", "min_time", "stream_time")
 
     def __init__(self, window: Window, behaviour: Behaviour) -> None:
         assert window.grace is not None, "only JoinWindows.ofTimeDifference* has a spurious-free buffer"
         self._before = window.before
         self._after = window.after
         self._grace = window.grace
-        self._each_side_own_bound = behaviour.outer_join_closes_each_side_by_its_own_bound
-        self._stale_min_time = behaviour.outer_join_min_time_is_last_visited
         self.held = HeldRecords()
         self.stream_time = -1
         self.min_time: int | None = None
+        self.emit_closed: Callable[[bool, int, list[Output]], None]
+        """The emission pass an in-order record runs before its own join results (SEMANTICS.md §1.7),
+        ``emit_closed(left_processor, cause, outputs)``: this era's variant, chosen once from the flags.
+        ``left_processor`` says which processor runs it; its ``joinAfter`` (``after`` for the left one,
+        ``before`` for the right one) enters the early return and, before 3.8, the close condition."""
+        if not behaviour.outer_join_closes_each_side_by_its_own_bound:
+            self.emit_closed = self._emit_closed_by_processor_bound
+        elif behaviour.outer_join_min_time_is_last_visited:
+            self.emit_closed = self._emit_closed_with_stale_min_time
+        else:
+            self.emit_closed = self._emit_closed_at_first_closing_record
 
     def hold(self, ts: int, side: int, key: Key, value: Value) -> None:
         """Hold a non-joined record and lower ``minTime`` to its ts (SEMANTICS.md §1.7 step 5)."""
-        self.held.hold(ts, side, key, outer_store_key_bytes(key), value)
+        self.held.hold(ts, side, key, value)
         if self.min_time is None or ts < self.min_time:
             self.min_time = ts
 
-    def release_partners(self, side: int, key: Key, partner_times: list[int]) -> None:
-        """Each match deletes the partner's held entry, if any (SEMANTICS.md §1.7 step 4): a held record
-        that finds a partner later is never emitted as non-joined."""
-        key_bytes = outer_store_key_bytes(key)
-        for ts in partner_times:
-            self.held.release(ts, side, key_bytes)
-
-    def emit_closed(self, left_processor: bool, cause: int, outputs: list[Output]) -> None:
-        """The emission pass run by an in-order record, before its own join results (SEMANTICS.md §1.7).
-
-        ``left_processor`` says which processor runs it: its ``joinAfter`` (``after`` for the left one,
-        ``before`` for the right one) enters the early return and, before 3.8, the close condition.
-        """
-        if not self._each_side_own_bound:
-            self._emit_closed_by_processor_bound(left_processor, cause, outputs)
-        elif self._stale_min_time:
-            self._emit_closed_with_stale_min_time(left_processor, cause, outputs)
-        else:
-            self._emit_closed_at_first_closing_record(cause, outputs)
-
-    def _emit_closed_by_processor_bound(self, left_processor: bool, cause: int, outputs: list[Output]) -> None:
+    def _emit_closed_by_processor_bound(
+        self, left_processor: bool, cause: int, outputs: list[Output]
+    ) -> None:
         """3.1-3.7: skip the pass while ``minTime >= streamTime - lookBack - grace`` (``lookBack`` =
         ``before`` for the left processor, ``after`` for the right one, KAFKA-13721); otherwise emit held
         records in store order until the first with ``ts + joinAfter + grace >= streamTime``, the same
@@ -181,11 +172,13 @@ class OuterJoinBuffer:
             self.min_time = ts
             if ts >= last_open:
                 break
-            _emit_non_joined(held.values_under(store_key), side, ts, cause, outputs)
+            _emit_non_joined(held.lists[store_key], side, ts, cause, outputs)
             emitted[side] += 1
         self.held.drop_first(emitted[RIGHT_SIDE], emitted[LEFT_SIDE])
 
-    def _emit_closed_with_stale_min_time(self, left_processor: bool, cause: int, outputs: list[Output]) -> None:
+    def _emit_closed_with_stale_min_time(
+        self, left_processor: bool, cause: int, outputs: list[Output]
+    ) -> None:
         """3.8+ as shipped (BUG flag ``outer_join_min_time_is_last_visited``): skip the pass while
         ``minTime + joinAfter + grace >= streamTime``; the pass leaves ``minTime`` at the ts of the last
         record it *visited* (it walks on past open records), not the earliest one still held."""
@@ -194,10 +187,12 @@ class OuterJoinBuffer:
             return
         self.min_time = self._emit_each_side_closed(cause, outputs)
 
-    def _emit_closed_at_first_closing_record(self, cause: int, outputs: list[Output]) -> None:
+    def _emit_closed_at_first_closing_record(
+        self, left_processor: bool, cause: int, outputs: list[Output]
+    ) -> None:
         """3.8+ intended: run the pass whenever a held record has closed, judged by the earliest record
         still held on each side, so every closed record is emitted by the first in-order record whose
-        stream time closes it. ``minTime`` is not needed."""
+        stream time closes it, whichever processor runs it. ``minTime`` is not needed."""
         held = self.held
         earliest_left = held.earliest_ts(LEFT_SIDE)
         earliest_right = held.earliest_ts(RIGHT_SIDE)
@@ -241,7 +236,7 @@ class OuterJoinBuffer:
             elif ts >= right_last_open:
                 right_open = True
                 continue
-            _emit_non_joined(held.values_under(store_key), side, ts, cause, outputs)
+            _emit_non_joined(held.lists[store_key], side, ts, cause, outputs)
             emitted[side] += 1
         held.drop_first(emitted[RIGHT_SIDE], emitted[LEFT_SIDE])
         return last_visited
@@ -249,6 +244,21 @@ class OuterJoinBuffer:
     def snapshot(self) -> dict[str, object]:
         """Stream time, ``minTime`` (``None`` = ``Long.MAX_VALUE``) and the held records in store order."""
         return {"stream_time": self.stream_time, "min_time": self.min_time, "held": self.held.snapshot()}
+
+
+def _merged(first: list[_StoreKey], second: list[_StoreKey]) -> Iterator[_StoreKey]:
+    """Lazy merge of two sorted lists (a pass usually stops early, so nothing is merged in advance)."""
+    i = j = 0
+    first_len, second_len = len(first), len(second)
+    while i < first_len and j < second_len:
+        if first[i] < second[j]:
+            yield first[i]
+            i += 1
+        else:
+            yield second[j]
+            j += 1
+    yield from islice(first, i, None)
+    yield from islice(second, j, None)
 
 
 def _emit_non_joined(

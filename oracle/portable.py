@@ -1,10 +1,12 @@
 """The portable JSON scenario format (one JSON object per line), shared with other tools.
 
 Input fields: ``id``, ``kafka``, ``join``, ``variant``, ``stores`` (missing = ``rocksdb``, Kafka's
-default), ``window``, ``versioned``, ``records``; optional ``intended`` (bug flags off) and
-``fk_extractor``. Output per scenario: ``{"id": ..., "outputs": [{"key", "value", "ts"}, ...]}`` in
-emission order, or ``{"id": ..., "error": "..."}``. Extra fields (``expected``, ``source``, ...) are
-kept on the parsed scenario, never silently dropped.
+default), ``window`` (``before``, ``after``, ``grace``; optional ``legacy``: true for the deprecated
+``JoinWindows.of(...).grace(...)``; optional ``api``: a free-text description, kept as provenance),
+``versioned``, ``records``; optional ``intended`` (bug flags off) and ``fk_extractor``. Output per
+scenario: ``{"id": ..., "outputs": [{"key", "value", "ts"}, ...]}`` in emission order, or
+``{"id": ..., "error": "..."}``. Extra fields (``expected``, ``source``, ...) are kept on the parsed
+scenario, never silently dropped.
 """
 
 from __future__ import annotations
@@ -84,16 +86,22 @@ def _window(obj: Any, where: str) -> Window | None:
         return None
     if not isinstance(obj, Mapping):
         raise PortableFormatError(f"{where}: expected an object, got {obj!r}")
-    unknown = set(obj) - {"before", "after", "grace", "api"}
+    unknown = set(obj) - {"before", "after", "grace", "legacy", "api"}
     if unknown:
         raise PortableFormatError(f"{where}: unknown field(s) {sorted(unknown)}")
+    legacy = obj.get("legacy", False)
+    if not isinstance(legacy, bool):
+        raise PortableFormatError(f"{where}.legacy: expected true or false, got {legacy!r}")
+    api = obj.get("api")
+    if api is not None and not isinstance(api, str):
+        raise PortableFormatError(f"{where}.api: expected a description string, got {api!r}")
     before = _int(obj.get("before"), f"{where}.before", allow_none=True)
     after = _int(obj.get("after", before), f"{where}.after", allow_none=True)
     grace = _int(obj.get("grace"), f"{where}.grace", allow_none=True)
     for name, value in (("before", before), ("after", after), ("grace", grace)):
         if value is not None and value < 0:
             raise PortableFormatError(f"{where}.{name}: must not be negative, got {value}")
-    return Window(before=before or 0, after=after or 0, grace=grace)
+    return Window(before=before or 0, after=after or 0, grace=grace, legacy=legacy)
 
 
 def _versioned(obj: Any, where: str) -> Versioning | None:
@@ -163,6 +171,8 @@ def parse_scenario(obj: Any, where: str = "scenario") -> PortableScenario:
         join=join, variant=variant, window=window, stores=stores, versioned=versioned, fk_extractor=extractor
     )
     extra = {name: value for name, value in obj.items() if name not in _KNOWN_FIELDS}
+    if isinstance(obj.get("window"), Mapping) and "api" in obj["window"]:
+        extra["window.api"] = obj["window"]["api"]
     return PortableScenario(
         id=scenario_id, kafka=kafka, spec=spec, records=records, intended=intended, extra=extra
     )
@@ -183,7 +193,8 @@ def output_from_json(obj: Any, cause: int = -1, where: str = "output") -> Output
         if not isinstance(value, list) or len(value) != 2:
             raise PortableFormatError(f"{where}.value: expected [left, right] or null, got {value!r}")
         value = (value[0], value[1])
-    return Output(key=_need(obj, "key", where), value=value, ts=_int(_need(obj, "ts", where), f"{where}.ts"), cause=cause)
+    ts = _int(_need(obj, "ts", where), f"{where}.ts")
+    return Output(key=_need(obj, "key", where), value=value, ts=ts, cause=cause)
 
 
 def evaluate(scenario: PortableScenario) -> dict[str, Any]:

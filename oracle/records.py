@@ -8,7 +8,7 @@ A tombstone is always an explicit ``None``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 __all__ = [
     "FK_EXTRACTORS",
@@ -60,13 +60,15 @@ class Record:
     ts: int
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
+class Output(NamedTuple):
     """One output record.
 
     ``value`` is the ``(left, right)`` pair handed to the joiner (either may be ``None`` for a missing
     side; 0.10.x can even produce ``(None, None)``), or ``None`` for a tombstone (a table join's delete).
     ``cause`` is the index of the input record whose processing emitted this output.
+
+    A ``NamedTuple`` rather than a frozen dataclass (STYLE.md rule 5): it is just as immutable, and the
+    oracle builds one per emitted record, where a frozen dataclass's constructor costs about 3x more.
     """
 
     key: Key
@@ -81,13 +83,17 @@ class Window:
     ``t - before <= u <= t + after`` (both ends inclusive, SEMANTICS.md §1.2).
 
     ``grace is None`` means the legacy ``JoinWindows.of(before)`` API with no grace given: eager
-    ("spurious") left/outer results and the legacy default grace (SEMANTICS.md §1.8). For a
-    stream-table join only ``grace`` is used (KIP-923 ``Joined#withGracePeriod``).
+    ("spurious") left/outer results and the legacy default grace (SEMANTICS.md §1.8). A grace with
+    ``legacy=True`` is the deprecated ``JoinWindows.of(before).grace(grace)``: that grace sets the stores'
+    retention, but left/outer results stay eager on every version. A grace with ``legacy=False`` is
+    ``ofTimeDifferenceAndGrace`` (3.1+; earlier versions only have the legacy form). For a stream-table
+    join only ``grace`` is used (KIP-923 ``Joined#withGracePeriod``).
     """
 
     before: int = 0
     after: int = 0
     grace: int | None = None
+    legacy: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +115,8 @@ class JoinSpec:
 
     ``fk_extractor`` says how an FK join extracts the foreign key from a left value:
     ``colon-prefix`` takes the text before the first ``:`` (the whole value if there is none; the golden
-    traces' ``v.split(":")[0]``; an empty prefix is a null foreign key), ``pipe-suffix`` the text after the last ``|`` (Kafka's FK integration
-    tests, ``lhsValue1|rhs1``).
+    traces' ``v.split(":")[0]``; an empty prefix is a null foreign key), ``pipe-suffix`` the text after
+    the last ``|`` (Kafka's FK integration tests, ``lhsValue1|rhs1``).
     """
 
     join: JoinKind
@@ -126,8 +132,5 @@ def foreign_key_of(value: str, extractor: FkExtractor) -> str | None:
 
     An empty extracted key (``":L3"`` or ``"L3|"``) stands for a null foreign key.
     """
-    if extractor == "colon-prefix":
-        fk = value.split(":", 1)[0]
-    else:
-        fk = value.rsplit("|", 1)[-1]
+    fk = value.split(":", 1)[0] if extractor == "colon-prefix" else value.rsplit("|", 1)[-1]
     return fk or None

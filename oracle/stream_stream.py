@@ -23,7 +23,7 @@ from __future__ import annotations
 from oracle.behaviour import Behaviour
 from oracle.errors import UnsupportedJoinError
 from oracle.outer_store import LEFT_SIDE, RIGHT_SIDE, OuterJoinBuffer
-from oracle.records import JoinSpec, Key, Output, Record, Value
+from oracle.records import JoinSpec, Key, Output, Record, Value, Window
 from oracle.window_store import JoinWindowStore, join_store_retention
 
 __all__ = ["StreamStreamJoin"]
@@ -33,7 +33,9 @@ class _Processor:
     """One side's join processor: its own store (``None`` if the side has no ``KStreamJoinWindow``), the
     store it probes (``None`` if it never probes), its window bounds and whether it is outer."""
 
-    __slots__ = ("is_left", "join_after", "join_before", "other_side", "other_store", "outer", "own_store", "side")
+    __slots__ = (
+        "is_left", "join_after", "join_before", "other_side", "other_store", "outer", "own_store", "side"
+    )
 
     def __init__(
         self,
@@ -87,7 +89,7 @@ class StreamStreamJoin:
         )
         self._buffer = (
             OuterJoinBuffer(window, behaviour)
-            if left_outer and window.grace is not None and behaviour.has_spurious_free_outer_joins
+            if left_outer and _is_time_difference_window(window) and behaviour.has_spurious_free_outer_joins
             else None
         )
         self._null_key_fails = variant == "left" and behaviour.null_key_fails_left_stream_join
@@ -109,7 +111,7 @@ class StreamStreamJoin:
         key, value, ts = record.key, record.value, record.ts
         buffer = self._buffer
         if buffer is not None and self._time_before_null_checks and ts > buffer.stream_time:
-            buffer.stream_time = ts
+            buffer.stream_time = ts  # step 1, 3.7+: even records dropped below advance stream time
         if key is None:
             return self._null_key_record(processor, value, ts, index)
         if value is None and not self._null_values_joined:
@@ -118,15 +120,15 @@ class StreamStreamJoin:
         if buffer is not None:
             if ts > buffer.stream_time:
                 buffer.stream_time = ts
-            if ts == buffer.stream_time:
+            if ts == buffer.stream_time:  # step 3: only an in-order record, before its own results
                 buffer.emit_closed(processor.is_left, index, outputs)
         other_store = processor.other_store
         if other_store is not None:
             time_to = ts + processor.join_after  # = max(0, ts + joinAfter): timestamps are never negative
             times, values, start, end = other_store.fetch(key, max(0, ts - processor.join_before), time_to)
             if start < end:
-                if buffer is not None and buffer.held:
-                    buffer.release_partners(processor.other_side, key, times[start:end])
+                if buffer is not None and buffer.held:  # step 4: held partners are not emitted as non-joined
+                    buffer.held.release(processor.other_side, key, times[start:end])
                 ts_is_max = self._ts_is_max
                 is_left = processor.is_left
                 for at in range(start, end):
@@ -135,7 +137,8 @@ class StreamStreamJoin:
                     outputs.append(Output(key, pair, other_ts if ts_is_max and other_ts > ts else ts, index))
             elif processor.outer:
                 if buffer is None or time_to < buffer.stream_time:
-                    outputs.append(Output(key, (value, None) if processor.is_left else (None, value), ts, index))
+                    pair = (value, None) if processor.is_left else (None, value)
+                    outputs.append(Output(key, pair, ts, index))
                 else:
                     buffer.hold(ts, processor.side, key, value)
         own_store = processor.own_store
@@ -172,3 +175,9 @@ class StreamStreamJoin:
             "right_store": self._right_store.snapshot(),
             "outer": None if self._buffer is None else self._buffer.snapshot(),
         }
+
+
+def _is_time_difference_window(window: Window) -> bool:
+    """``ofTimeDifferenceAndGrace``/``WithNoGrace``: a grace given, and not through the deprecated
+    ``JoinWindows.of(...).grace(...)`` (SEMANTICS.md §1.8: only those windows enable the 3.1+ fix)."""
+    return window.grace is not None and not window.legacy

@@ -148,6 +148,7 @@ class _History:
         return None if value is None else (value, self.starts[index])
 
     def as_data(self) -> dict[str, object]:
+        """Every recorded version with its validity interval, for snapshots."""
         bounds = [*self.starts[1:], self.end]
         versions = [
             {"value": value, "from": start, "to": end}

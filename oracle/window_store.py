@@ -15,8 +15,8 @@ The segment interval is ``max(retention // 2, 60 s)``. A null-value put is never
 the observed time of in-memory stores (all versions) and of RocksDB stores before KAFKA-9921 (2.5.1).
 
 Visibility is a pure function of a record's ts and the observed time, which only grows, so a record
-that is invisible once stays invisible: puts of already-expired records are dropped and fetches prune
-expired records from the front of the key's list. The whole store is per-key lists kept sorted by
+that is invisible once stays invisible: puts of already-expired records are dropped, and puts and fetches
+prune expired records from the front of the key's list. The whole store is per-key lists kept sorted by
 (ts, insertion order), the window store's iteration order (key | ts | seqnum).
 """
 
@@ -136,6 +136,14 @@ class JoinWindowStore:
             at = bisect_right(times, ts)
             times.insert(at, ts)
             values.insert(at, value)
+        if times[0] < self.min_live_ts:
+            self._drop_expired(times, values)
+
+    def _drop_expired(self, times: list[int], values: list[Value]) -> None:
+        """Forget a key's records that no fetch can return any more (they never become visible again)."""
+        expired = bisect_left(times, self.min_live_ts)
+        del times[:expired]
+        del values[:expired]
 
     def fetch(self, key: Key, time_from: int, time_to: int) -> tuple[list[int], list[Value], int, int]:
         """Records of ``key`` with ``time_from <= ts <= time_to`` (both inclusive) that have not expired, in
@@ -146,9 +154,7 @@ class JoinWindowStore:
             return _NO_RECORDS
         times, values = entry
         if times[0] < self.min_live_ts:
-            expired = bisect_left(times, self.min_live_ts)
-            del times[:expired]
-            del values[:expired]
+            self._drop_expired(times, values)
             if not times:
                 del self._records[key]
                 return _NO_RECORDS

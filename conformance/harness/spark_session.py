@@ -78,7 +78,7 @@ def jobs_started(spark: SparkSession) -> int | None:
     """How many Spark jobs this application has started so far (diagnostics for tests and benchmarks),
     or ``None`` where the status store cannot be read (e.g. Spark Connect)."""
     try:
-        jobs = spark.sparkContext._jsc.sc().statusStore().jobsList(None)
-        return 1 + max((jobs.get(i).jobId() for i in range(jobs.size())), default=-1)
+        jobs = spark.sparkContext._jsc.sc().statusStore().jobsList(None)  # a Scala Seq, by job id
+        return 0 if jobs.isEmpty() else 1 + max(jobs.head().jobId(), jobs.last().jobId())
     except Exception:  # diagnostics only: any py4j failure means "not available"
         return None

@@ -92,7 +92,8 @@ def is_legacy_window_api(api: str) -> bool:
 
 
 def window_of(case: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Portable window: before/after/grace; legacy ``of()`` windows get ``grace: null`` (SEMANTICS.md §1.8).
+    """Portable window: before/after/grace; legacy ``of()`` windows get ``legacy: true`` (SEMANTICS.md §1.8:
+    eager left/outer results whatever the grace), with their grace when the test sets one (``.grace(g)``).
 
     The stream-table grace of KIP-923 (``versioned.stream_grace_ms``) becomes ``window.grace``.
     """
@@ -101,9 +102,9 @@ def window_of(case: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     api = raw.get("api") or ""
     grace = raw.get("grace")
-    if is_legacy_window_api(api):
-        grace = None
     window: dict[str, Any] = {"before": raw.get("before"), "after": raw.get("after"), "grace": grace}
+    if is_legacy_window_api(api):
+        window["legacy"] = True
     if case["join"] == "stream-table":
         window = {"grace": grace}
     if api:

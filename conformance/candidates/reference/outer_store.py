@@ -2,8 +2,9 @@
 
 ``emit_held_records`` is an ``applyInPandas`` function over ONE scenario. Everything it needs was computed
 set-based by ``stream_stream``: the stream time after each record (``st``), whether the record runs an
-emission pass (``trigger``), whether it is held in the outer store (``held``) and at which input index the
-other side first matches it (``matched_at``: the probe deletes its outer-store entry). What cannot be set-based
+emission pass (``trigger``), whether it is emitted at once when unmatched (``immediate``), and each
+record's matches; from the matches it reads whether a record is held in the outer store and at which input
+index the other side first matches it (that probe deletes its entry). What cannot be set-based
 is the pass itself: whether a pass runs depends on ``minTime``, which the previous pass left behind (3.8+: the
 ts of the last entry it visited, even an open one), and a pass visits the outer store in its key order
 (ts, right before left, key bytes, insertion order) and stops early. So this is a small state machine.
@@ -24,8 +25,9 @@ HELD_INPUT_COLUMNS = [
     "ts",
     "st",
     "trigger",
-    "held",
-    "matched_at",
+    "outer_side",
+    "immediate",
+    "matched",
     "before",
     "after",
     "grace",
@@ -120,10 +122,14 @@ def _entry(side: str, key: str, ts: int) -> EntryKey:
     return (ts, _LEFT if side == "left" else _RIGHT, key.encode("utf-8"))
 
 
-def emit_held_records(records: pd.DataFrame) -> pd.DataFrame:
-    """The outputs of the emission passes of one scenario, as rows of ``HELD_OUTPUT_SCHEMA``."""
-    records = records.sort_values("idx")
-    first = records.iloc[0]
+def emit_held_records(probes: pd.DataFrame) -> pd.DataFrame:
+    """The outputs of the emission passes of one scenario, as rows of ``HELD_OUTPUT_SCHEMA``.
+
+    ``probes`` has one row per probing record with ``matched``, the indexes of the stored records it
+    joins. A probe is held iff it is on an outer side, unmatched and not emitted at once; a held record leaves
+    the outer store at the first later probe that matches it.
+    """
+    first = probes.iloc[0]
     store = _OuterStore(
         before=int(first["before"]),
         after=int(first["after"]),
@@ -131,10 +137,20 @@ def emit_held_records(records: pd.DataFrame) -> pd.DataFrame:
         per_side=bool(first["outer_join_closes_each_side_by_its_own_bound"]),
         last_visited=bool(first["outer_join_min_time_is_last_visited"]),
     )
-    deletions: dict[int, set[EntryKey]] = {}
+    records = probes.sort_values("idx")
+    first_match: dict[int, int] = {}
     for row in records.itertuples(index=False):
-        if _is_true(row.held) and not pd.isna(row.matched_at):
-            deletions.setdefault(int(row.matched_at), set()).add(_entry(row.side, row.key, int(row.ts)))
+        for stored in row.matched:
+            first_match.setdefault(int(stored), int(row.idx))
+    held = {
+        int(row.idx): _entry(row.side, row.key, int(row.ts))
+        for row in records.itertuples(index=False)
+        if len(row.matched) == 0 and _is_true(row.outer_side) and not _is_true(row.immediate)
+    }
+    deletions: dict[int, set[EntryKey]] = {}
+    for idx, entry in held.items():
+        if idx in first_match:
+            deletions.setdefault(first_match[idx], set()).add(entry)
     out: list[tuple[str, int, str, str | None, str | None, int, int]] = []
     for row in records.itertuples(index=False):
         idx = int(row.idx)
@@ -144,8 +160,8 @@ def emit_held_records(records: pd.DataFrame) -> pd.DataFrame:
                 out.append((row.scenario_id, idx, key, left, right, entry[0], position))
         for entry in deletions.pop(idx, ()):
             store.delete(entry)
-        if _is_true(row.held):
-            store.hold(_entry(row.side, row.key, int(row.ts)), row.key, row.value)
+        if idx in held:
+            store.hold(held[idx], row.key, row.value)
     return pd.DataFrame(
         {
             "scenario_id": pd.Series([o[0] for o in out], dtype=object),

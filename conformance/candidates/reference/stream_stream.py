@@ -1,13 +1,14 @@
 """KStream-KStream windowed joins (SEMANTICS.md §1) for many scenarios at once, on Spark DataFrames.
 
-Set-based parts (window functions and joins, no per-record loop):
+Set-based parts (window functions and array functions over ``(scenario_id, ...)`` partitions):
 
 * each side's window-store time (max ts put into that store before a record, §1.1-§1.2) and the shared
-  stream time (§1.7 step 1) are running maxima over ``(scenario_id, idx)``;
-* every joined result is one row of a self-join of the records on ``(scenario_id, key)``: a later record
-  (the probe) meets an earlier record of the other side that lies in its window (both bounds inclusive)
-  and is still retained by that side's store when the probe fetches (§1.2, in-memory or RocksDB rules).
-  Its ts is ``max(left ts, right ts)`` from 2.3 (§1.3); rows of one probe come in fetch order (ts, index);
+  stream time (§1.7 step 1) are running maxima over ``(scenario_id)`` in processing order;
+* the matches of a record (the probe) are the earlier records of the other side with the same key that lie
+  in its window (both bounds inclusive) and that the other side's store still returns when the probe fetches
+  (§1.2, in-memory or RocksDB rules). They are collected with a window over ``(scenario_id, key)`` and
+  filtered and sorted in fetch order (ts, then insertion) with array functions; each match is one joined
+  result with ts ``max(left ts, right ts)`` from 2.3 (§1.3);
 * a left/outer probe without any match is emitted at once (``joiner(v, null)``, §1.6), unless the
   spurious-free rules (§1.7, 3.1+ with a grace) hold it back; null-key records of the preserved side are
   forwarded at once from 3.7 (§1.4).
@@ -15,8 +16,8 @@ Set-based parts (window functions and joins, no per-record loop):
 Sequential part: when the held records are emitted. The emission pass of §1.7 depends on the state the
 previous passes left behind (the shared ``minTime`` with the 3.8+ "last visited" quirk, and the outer store's
 iteration order), so it is a per-scenario state machine run with ``applyInPandas``
-(``outer_store.emit_held_records``). It receives only facts computed set-based above: which records hold,
-which trigger a pass, and at which index each held record is first matched (and so deleted).
+(``outer_store.emit_held_records``). It receives only facts computed set-based here: stream time, which
+records trigger a pass, which are emitted at once if unmatched, and every record's matches.
 """
 
 from __future__ import annotations
@@ -24,12 +25,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from conformance.candidates.reference.frames import (
-    by_scenario,
-    emission,
-    running_max_before,
-    side_is,
-)
+from conformance.candidates.reference.frames import by_scenario, emission, running_max_before, side_is
 from conformance.candidates.reference.outer_store import HELD_INPUT_COLUMNS, HELD_OUTPUT_SCHEMA, emit_held_records
 
 __all__ = ["stream_stream_emissions"]
@@ -43,42 +39,27 @@ _PASS, _JOINED, _UNJOINED = 0, 1, 2
 
 def stream_stream_emissions(rec: DataFrame) -> DataFrame:
     """All outputs of the stream-stream scenarios in ``rec`` (emission layout of ``frames``)."""
-    rec = _annotated(rec)
-    pairs = _matches(rec)
-    joined = emission(
-        pairs,
-        key=F.col("key"),
-        left=F.when(F.col("p_side") == "left", F.col("p_value")).otherwise(F.col("e_value")),
-        right=F.when(F.col("p_side") == "left", F.col("e_value")).otherwise(F.col("p_value")),
-        ts=F.when(F.col("p_max_ts"), F.greatest("p_ts", "e_ts")).otherwise(F.col("p_ts")),
-        idx=F.col("p_idx"),
-        o1=_JOINED,
-        o2=F.col("e_ts"),
-        o3=F.lpad(F.col("e_idx").cast("string"), 19, "0"),
+    probes = _with_matches(_annotated(rec))
+    rows = probes.select("*", F.posexplode_outer("matches").alias("position", "match")).filter(
+        F.col("match").isNotNull() | (F.col("outer_side") & F.col("immediate"))
     )
-    matched = pairs.select("scenario_id", F.col("p_idx").alias("idx")).distinct()
-    unmatched = rec.filter(F.col("probes") & F.col("outer_side")).join(matched, ["scenario_id", "idx"], "left_anti")
-    eager = emission(
-        unmatched.filter(F.col("immediate")),
+    joined = F.col("match").isNotNull()
+    left_side = side_is("left")
+    own, other = F.col("value"), F.col("match.value")
+    direct = emission(
+        rows,
         key=F.col("key"),
-        left=F.when(side_is("left"), F.col("value")),
-        right=F.when(side_is("right"), F.col("value")),
-        ts=F.col("ts"),
+        left=F.when(left_side, own).when(joined, other),
+        right=F.when(~left_side, own).when(joined, other),
+        ts=F.when(joined & F.col("stream_join_ts_is_max_of_inputs"), F.greatest("ts", "match.ts")).otherwise(
+            F.col("ts")
+        ),
         idx=F.col("idx"),
-        o1=_UNJOINED,
+        o1=F.when(joined, _JOINED).otherwise(_UNJOINED),
+        o2=F.coalesce(F.col("position"), F.lit(0)),
     )
-    null_keys = emission(
-        rec.filter(F.col("key").isNull() & F.col("value").isNotNull())
-        .filter(F.col("left_joins_forward_null_keys") & F.col("outer_side")),
-        key=F.col("key"),
-        left=F.when(side_is("left"), F.col("value")),
-        right=F.when(side_is("right"), F.col("value")),
-        ts=F.col("ts"),
-        idx=F.col("idx"),
-        o1=_UNJOINED,
-    )
-    held = _held_emissions(rec, pairs, unmatched)
-    return joined.unionByName(eager).unionByName(null_keys).unionByName(held)
+    held = _held_emissions(probes.filter(F.col("spurious_free") & F.col("key").isNotNull()))
+    return direct.unionByName(held)
 
 
 def _annotated(rec: DataFrame) -> DataFrame:
@@ -93,30 +74,32 @@ def _annotated(rec: DataFrame) -> DataFrame:
     counts = F.col("null_records_advance_stream_time") | (keyed & valued)
     variant = F.col("variant")
     outer_side = (variant == "outer") | ((variant == "left") & left)
-    join_after = F.when(left, F.col("after")).otherwise(F.col("before"))
     spurious_free = F.col("has_spurious_free_outer_joins") & F.col("grace").isNotNull() & (variant != "inner")
-    annotated = rec.withColumns(
+    join_after = F.when(left, F.col("after")).otherwise(F.col("before"))
+    stream_time = F.max(F.when(counts, F.col("ts"))).over(by_scenario().rowsBetween(Window.unboundedPreceding, 0))
+    # §1.4: from 3.7 a null-key record of a preserved side is forwarded at once; before, it is dropped
+    null_key_forwarded = ~keyed & valued & F.col("left_joins_forward_null_keys") & outer_side
+    return rec.withColumns(
         {
             "memory": memory,
             "stored": keyed & valued,
-            "probes": keyed
-            & (valued | F.col("null_stream_values_are_joined"))
-            & (left | (variant != "left") | F.col("left_join_is_symmetric")),
+            "probes": (
+                keyed
+                & (valued | F.col("null_stream_values_are_joined"))
+                & (left | (variant != "left") | F.col("left_join_is_symmetric"))
+            )
+            | null_key_forwarded,
             "outer_side": outer_side,
             "retention": _retention(),
             "obs_left": running_max_before(F.when(left & advances, F.col("ts"))),
             "obs_right": running_max_before(F.when(right & advances, F.col("ts"))),
-            "st": F.max(F.when(counts, F.col("ts"))).over(by_scenario().rowsBetween(Window.unboundedPreceding, 0)),
+            "st": stream_time,
             "spurious_free": spurious_free,
-            "join_after": join_after,
-        }
-    )
-    return annotated.withColumns(
-        {
-            # §1.7 step 5: timeTo = max(0, ts + joinAfter) already behind stream time -> emit at once
-            "immediate": ~F.col("spurious_free") | (F.greatest(F.col("ts") + F.col("join_after"), F.lit(0)) < F.col("st")),
+            # §1.7 step 5: timeTo = max(0, ts + joinAfter) already behind stream time -> emitted at once
+            "immediate": ~spurious_free | (F.greatest(F.col("ts") + join_after, F.lit(0)) < stream_time)
+            | null_key_forwarded,
             # §1.7 step 3: only a joinable, in-order record runs the emission pass
-            "trigger": F.col("spurious_free") & keyed & valued & (F.col("ts") == F.col("st")),
+            "trigger": spurious_free & keyed & valued & (F.col("ts") == stream_time),
         }
     )
 
@@ -133,70 +116,56 @@ def _retention() -> Column:
     )
 
 
-def _matches(rec: DataFrame) -> DataFrame:
-    """Every (probe, stored record) pair that joins: same key, other side, earlier index, inside the
-    window and still retained by the stored record's store at fetch time (SEMANTICS.md §1.2)."""
-    probe = rec.filter("probes").select(
-        "scenario_id",
-        "key",
-        F.col("idx").alias("p_idx"),
-        F.col("side").alias("p_side"),
-        F.col("value").alias("p_value"),
-        F.col("ts").alias("p_ts"),
-        F.col("obs_left").alias("p_obs_left"),
-        F.col("obs_right").alias("p_obs_right"),
-        F.col("stream_join_ts_is_max_of_inputs").alias("p_max_ts"),
-        "before",
-        "after",
-        "retention",
-        "memory",
-        "rocksdb_window_expiry_is_exact",
-        "rocksdb_segments_expire_by_retention",
+def _with_matches(rec: DataFrame) -> DataFrame:
+    """The probing records, each with ``matches``: the earlier stored records it joins, in fetch order.
+
+    A stored record ``e`` matches probe ``p`` iff same key, other side, earlier index, ``left.ts - before <=
+    right.ts <= left.ts + after`` and ``e`` is still returned by its store's fetch (SEMANTICS.md §1.2).
+    """
+    earlier = (
+        Window.partitionBy("scenario_id", "key").orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
     )
-    stored = rec.filter("stored").select(
-        "scenario_id",
-        "key",
-        F.col("idx").alias("e_idx"),
-        F.col("side").alias("e_side"),
-        F.col("value").alias("e_value"),
-        F.col("ts").alias("e_ts"),
-    )
-    left_ts = F.when(F.col("p_side") == "left", F.col("p_ts")).otherwise(F.col("e_ts"))
-    right_ts = F.when(F.col("p_side") == "left", F.col("e_ts")).otherwise(F.col("p_ts"))
-    in_window = (right_ts >= left_ts - F.col("before")) & (right_ts <= left_ts + F.col("after"))
-    return probe.join(stored, ["scenario_id", "key"]).where(
-        (F.col("e_idx") < F.col("p_idx")) & (F.col("e_side") != F.col("p_side")) & in_window & _retained()
+    # struct field order (ts, idx, ...) makes sort_array give the fetch order
+    stored = F.when(F.col("stored"), F.struct("ts", "idx", "side", "value"))
+    return (
+        rec.withColumn("earlier", F.collect_list(stored).over(earlier))
+        .filter("probes")
+        .withColumn("matches", F.sort_array(F.expr(f"filter(earlier, e -> {_joins('e')})")))
+        .drop("earlier")
     )
 
 
-def _retained() -> Column:
-    """Whether the stored record ``e`` is still returned by its store's fetch at probe time (§1.2).
+def _joins(e: str) -> str:
+    """SQL predicate: stored record ``e`` (a struct) joins the current probe row."""
+    left_ts = f"(CASE WHEN side = 'left' THEN ts ELSE {e}.ts END)"
+    right_ts = f"(CASE WHEN side = 'left' THEN {e}.ts ELSE ts END)"
+    return (
+        f"{e}.side <> side AND {right_ts} >= {left_ts} - before AND {right_ts} <= {left_ts} + after"
+        f" AND {_retained(e)}"
+    )
+
+
+def _retained(e: str) -> str:
+    """SQL predicate: stored record ``e`` is still returned by its store's fetch at probe time (§1.2).
 
     In-memory stores, and RocksDB stores from 3.4, filter exactly: ``ts > observed - retention``. Older
     RocksDB stores drop whole segments (interval ``max(retention / 2, 60 s)``): from 2.1 the segments
     before ``(observed - retention) / interval``, before 2.1 all but the newest three. ``div`` truncates
     towards zero like Java's long division.
     """
-    observed = "(CASE WHEN e_side = 'left' THEN p_obs_left ELSE p_obs_right END)"
+    observed = f"(CASE WHEN {e}.side = 'left' THEN obs_left ELSE obs_right END)"
     interval = f"greatest(retention div 2, {MIN_SEGMENT_INTERVAL_MS})"
-    return F.expr(
-        f"""CASE WHEN memory OR rocksdb_window_expiry_is_exact THEN e_ts > {observed} - retention
-        WHEN rocksdb_segments_expire_by_retention
-        THEN e_ts div {interval} >= ({observed} - retention) div {interval}
-        ELSE e_ts div {interval} >= {observed} div {interval} - 2 END"""
+    return (
+        f"(CASE WHEN memory OR rocksdb_window_expiry_is_exact THEN {e}.ts > {observed} - retention"
+        f" WHEN rocksdb_segments_expire_by_retention"
+        f" THEN {e}.ts div {interval} >= ({observed} - retention) div {interval}"
+        f" ELSE {e}.ts div {interval} >= {observed} div {interval} - 2 END)"
     )
 
 
-def _held_emissions(rec: DataFrame, pairs: DataFrame, unmatched: DataFrame) -> DataFrame:
+def _held_emissions(probes: DataFrame) -> DataFrame:
     """Run the §1.7 emission passes of the spurious-free scenarios (sequential, see module docstring)."""
-    first_match = pairs.groupBy("scenario_id", F.col("e_idx").alias("idx")).agg(F.min("p_idx").alias("matched_at"))
-    held = unmatched.filter(~F.col("immediate")).select("scenario_id", "idx", F.lit(True).alias("held"))
-    rows = (
-        rec.filter("spurious_free")
-        .join(held, ["scenario_id", "idx"], "left")
-        .join(first_match, ["scenario_id", "idx"], "left")
-        .select(*HELD_INPUT_COLUMNS)
-    )
+    rows = probes.withColumn("matched", F.transform("matches", lambda m: m["idx"])).select(*HELD_INPUT_COLUMNS)
     out = rows.groupBy("scenario_id").applyInPandas(emit_held_records, HELD_OUTPUT_SCHEMA)
     return emission(
         out,

@@ -1,0 +1,153 @@
+"""pytest items for a candidate run: one per scenario x variant x era (``<scenario-id>[<variant>-<kafka>]``).
+
+The plugin (``conformance/plugin.py``, hooks only) builds these. An item's outcome comes from the session's
+``HarnessRun``, which runs the candidate once per join kind and caches the answers, so the first item of a
+join kind pays for the Spark jobs and the others only compare. Declared differences are ``xfail`` markers
+(``strict`` as declared, raising only on a real difference, never on a candidate error); cases outside the
+claim are skipped as "not claimed". Failures print the first divergence as a table (``repr_failure``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.harness.cases import Case
+from conformance.harness.outcomes import CaseOutcome, HarnessRun
+from conformance.harness.render import render_outcome
+from conformance.harness.results import case_result
+
+__all__ = [
+    "RESULT_PROPERTY",
+    "CandidateErrorFailure",
+    "CaseItem",
+    "CatalogueErrorsItem",
+    "ConformanceMismatch",
+    "ScenarioSource",
+    "build_items",
+]
+
+RESULT_PROPERTY = "kjoin_case"
+"""The ``user_properties`` name under which an item reports its case result (travels through xdist)."""
+
+HARNESS_GROUP = "kjoin-candidate"
+"""The ``xdist_group`` of every candidate item: with ``--dist loadgroup`` they share one worker (one
+SparkSession, one candidate call per join kind)."""
+
+
+class ConformanceMismatch(AssertionError):
+    """The candidate's outputs differ from Kafka's (the item's outcome carries the evidence)."""
+
+    def __init__(self, outcome: CaseOutcome) -> None:
+        super().__init__(f"{outcome.case.id}: differs from Kafka")
+        self.outcome = outcome
+
+
+class CandidateErrorFailure(Exception):
+    """The candidate failed or returned unusable rows for this case (never covered by a declaration)."""
+
+    def __init__(self, outcome: CaseOutcome) -> None:
+        super().__init__(f"{outcome.case.id}: candidate error")
+        self.outcome = outcome
+
+
+class ScenarioSource(pytest.Collector):
+    """The scenario file a group of items comes from (gives items a readable node id)."""
+
+    def collect(self) -> list[pytest.Item]:
+        return []
+
+
+class CaseItem(pytest.Item):
+    """One case checked against the oracle."""
+
+    def __init__(self, *, case: Case, harness: HarnessRun, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.harness = harness
+        self.outcome: CaseOutcome | None = None
+
+    def runtest(self) -> None:
+        self.outcome = outcome = self.harness.outcome(self.case)
+        self.user_properties.append((RESULT_PROPERTY, case_result(outcome)))
+        if outcome.status in ("not-claimed", "not-applicable"):
+            pytest.skip(outcome.reason)
+        if outcome.status == "unknown":
+            pytest.skip(f"undecided: {outcome.reason}")
+        verdict = outcome.verdict
+        if verdict is None or verdict.status == "pass":
+            return
+        if verdict.first is not None and verdict.first.kind == "candidate-error":
+            raise CandidateErrorFailure(outcome)
+        raise ConformanceMismatch(outcome)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ConformanceMismatch | CandidateErrorFailure):
+            return render_outcome(excinfo.value.outcome)
+        return str(super().repr_failure(excinfo, style=style))
+
+    def reportinfo(self) -> tuple[Path | str, int, str]:
+        return self.path, 0, f"kjoin: {self.case.id}"
+
+
+class CatalogueErrorsItem(pytest.Item):
+    """Fails with every scenario that could not be loaded (the rest of the run goes on)."""
+
+    def __init__(self, *, errors: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.errors = tuple(errors)
+
+    def runtest(self) -> None:
+        raise AssertionError("\n".join(self.errors))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return f"{len(self.errors)} scenario(s) could not be loaded:\n" + "\n".join(self.errors)
+
+    def reportinfo(self) -> tuple[Path | str, int, str]:
+        return self.path, 0, "kjoin: scenario load errors"
+
+
+def _source_path(case: Case, root: Path) -> Path:
+    path = Path(case.source)
+    return path if path.is_absolute() else root / path
+
+
+def build_items(
+    session: pytest.Session, harness: HarnessRun, cases: Sequence[Case], errors: Sequence[str]
+) -> list[pytest.Item]:
+    """Items for ``cases`` grouped under one collector per source file, plus one for load errors."""
+    config = session.config
+    use_groups = config.pluginmanager.hasplugin("xdist")
+    sources: dict[str, ScenarioSource] = {}
+    items: list[pytest.Item] = []
+    for case in cases:
+        source = sources.get(case.source)
+        if source is None:
+            path = _source_path(case, config.rootpath)
+            source = ScenarioSource.from_parent(session, name=case.source, path=path, nodeid=case.source)
+            sources[case.source] = source
+        item = CaseItem.from_parent(source, name=case.id, case=case, harness=harness)
+        _mark(item, harness, case, use_groups)
+        items.append(item)
+    if errors:
+        anchor = ScenarioSource.from_parent(session, name="kjoin", path=config.rootpath, nodeid="kjoin")
+        items.append(CatalogueErrorsItem.from_parent(anchor, name="scenario-load-errors", errors=errors))
+    return items
+
+
+def _mark(item: CaseItem, harness: HarnessRun, case: Case, use_groups: bool) -> None:
+    unclaimed = harness.unclaimed_because(case)
+    if unclaimed is not None:
+        item.add_marker(pytest.mark.skip(reason=unclaimed))
+        result = case_result(CaseOutcome(case, "not-claimed", reason=unclaimed))
+        item.user_properties.append((RESULT_PROPERTY, result))
+        return
+    declared = harness.declared_for(case)
+    if declared is not None:
+        reason = f"declared difference: {declared.reason}"
+        item.add_marker(pytest.mark.xfail(reason=reason, strict=declared.strict, raises=ConformanceMismatch))
+    if use_groups:
+        item.add_marker(pytest.mark.xdist_group(HARNESS_GROUP))

@@ -1,0 +1,120 @@
+"""The state of one pytest session that checks a candidate (the plugin's hooks delegate here).
+
+Where work happens, and why it is safe under pytest-xdist:
+
+* every process (controller and workers) loads the candidate and the cases, so all collect the same items;
+* a process starts Spark only when it runs a claimed item (the oracle-only tests never do), and runs the
+  candidate once per join kind over the selected items of that kind. Items carry an ``xdist_group`` mark:
+  with ``-n 2 --dist loadgroup`` they all go to one worker, so Spark runs once; with other ``--dist``
+  modes each worker that gets candidate items starts its own Spark and candidate calls (correct, slower);
+* results travel to the controller in each report's ``user_properties``; only the controller (or the
+  single process without xdist) writes the results file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.candidate import Candidate, CandidateLoadError, load_candidate
+from conformance.harness.cases import load_cases
+from conformance.harness.outcomes import EQUIVALENCES, Equivalence, HarnessRun
+from conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items
+from conformance.harness.results import results_document, run_metadata, write_results
+from conformance.harness.spark_session import resolve_master, start_session
+
+__all__ = ["PytestRun", "configure"]
+
+
+@dataclass
+class PytestRun:
+    """A candidate run inside pytest: settings, the harness, and the case results seen so far.
+
+    Registered as a plugin object for the session so that it receives every test report."""
+
+    config: pytest.Config
+    candidate: Candidate
+    harness: HarnessRun
+    master: str
+    kafka: str | None
+    equivalence: Equivalence
+    scenarios: tuple[Path, ...]
+    results_path: Path | None
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
+
+    def collect(self, session: pytest.Session, items: list[pytest.Item]) -> None:
+        """Append one item per case of the catalogue (or ``--kjoin-scenarios``) to ``items``."""
+        case_set = load_cases(list(self.scenarios) or None, kafka=self.kafka)
+        items.extend(build_items(session, self.harness, case_set.cases, case_set.errors))
+
+    def register_selected(self, items: list[pytest.Item]) -> None:
+        """The selected items' cases are what the candidate will be run on."""
+        self.harness.register(item.case for item in items if isinstance(item, CaseItem))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep the case result an item reported (setup reports carry the not-claimed ones); under xdist
+        the controller sees every worker's reports here."""
+        if self.is_worker:
+            return
+        for name, value in report.user_properties:
+            if name == RESULT_PROPERTY and isinstance(value, dict):
+                self.results[str(value["id"])] = value
+
+    def finish(self) -> None:
+        """Write the results file (controller only)."""
+        if self.results_path is None or self.is_worker:
+            return
+        metadata = run_metadata(
+            master=self.master, kafka=self.kafka, equivalence=self.equivalence,
+            scenarios=[str(path) for path in self.scenarios] or ["(bundled catalogue)"],
+        )
+        document = results_document(metadata, self.candidate, self.results.values())
+        self.config.hook.pytest_kjoin_results(config=self.config, document=document)
+        write_results(self.results_path, document)
+
+    def summary_lines(self) -> list[str]:
+        """Terminal summary: statuses, and the candidate calls this process made."""
+        counts: dict[str, int] = {}
+        for result in self.results.values():
+            counts[str(result["status"])] = counts.get(str(result["status"]), 0) + 1
+        statuses = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "no cases run"
+        lines = [f"candidate {self.candidate.name}: {statuses}"]
+        for batch in self.harness.batches:
+            jobs = "?" if batch.jobs is None else str(batch.jobs)
+            lines.append(f"  {batch.join}: {batch.cases} cases in one candidate call, {jobs} Spark jobs, "
+                         f"{batch.seconds:.1f} s")
+        if self.results_path is not None and not self.is_worker:
+            lines.append(f"results written to {self.results_path}")
+        return lines
+
+
+def configure(config: pytest.Config, name: str) -> PytestRun:
+    """The ``PytestRun`` checking candidate ``name`` (from ``--candidate`` or ``$KJOIN_CANDIDATE``).
+    Bad option values are ``pytest.UsageError``s."""
+    try:
+        candidate = load_candidate(name)
+    except CandidateLoadError as error:
+        raise pytest.UsageError(f"--candidate: {error}") from error
+    equivalence = config.getoption("kjoin_equivalence")
+    if equivalence not in EQUIVALENCES:
+        allowed = ", ".join(EQUIVALENCES)
+        raise pytest.UsageError(f"--kjoin-equivalence: one of {allowed}, got {equivalence!r}")
+    master = resolve_master(config.getoption("kjoin_spark_master"))
+    results = config.getoption("kjoin_results")
+    scenarios = tuple(Path(p) for p in config.getoption("kjoin_scenarios") or ())
+    for path in scenarios:
+        if not path.exists():
+            raise pytest.UsageError(f"--kjoin-scenarios: {path}: no such file or folder")
+    harness = HarnessRun(candidate, lambda: start_session(master), equivalence=equivalence)
+    return PytestRun(
+        config=config, candidate=candidate, harness=harness, master=master,
+        kafka=config.getoption("kjoin_kafka"), equivalence=equivalence, scenarios=scenarios,
+        results_path=Path(results) if results else None,
+    )

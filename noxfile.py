@@ -52,3 +52,11 @@ def bench(session: nox.Session) -> None:
     """Oracle throughput per join kind (100k records, 1,000 keys, fixed seed; arguments go to the script)."""
     _ensure_installed(session)
     session.run(sys.executable, "-m", "conformance.bench.oracle_throughput", *session.posargs, external=True)
+
+
+@nox.session
+def bench_harness(session: nox.Session) -> None:
+    """The catalogue through a candidate (default spark-reference) batched per join kind vs one candidate call
+    per scenario, on local Spark; prints the ratio (arguments go to the script, e.g. --per-scenario 0)."""
+    _ensure_installed(session)
+    session.run(sys.executable, "-m", "conformance.bench.harness_batching", *session.posargs, external=True)

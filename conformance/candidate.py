@@ -51,15 +51,19 @@ SPEC_SCHEMA = (
     "scenario_id string not null, kafka string not null, join string not null, variant string not null, "
     "before long, after long, grace long, stores string not null, left_versioned boolean not null, "
     "right_versioned boolean not null, history_ms long, fk_extractor string not null, "
-    "intended boolean not null"
+    "intended boolean not null, legacy boolean not null"
 )
-"""One row per scenario; window columns are null for joins without a window, ``grace`` null = legacy API."""
+"""One row per scenario. Window columns are null for joins without a window; ``grace`` null is the legacy
+``JoinWindows.of(before)`` with no grace; ``legacy`` true with a grace is the deprecated
+``JoinWindows.of(before).grace(grace)`` (eager left/outer results; false otherwise and without a window)."""
 
 OUTPUT_SCHEMA = (
     "scenario_id string not null, key string, left string, right string, tombstone boolean not null, "
     "ts long not null"
 )
-"""What a candidate returns; an extra ``idx long`` column is optional."""
+"""What a candidate returns. Optional extra columns: ``idx long`` (the input index whose processing emitted
+the row: enables exact-order checks) and, with it, ``seq long`` (the row's position among the outputs of
+that input, 0, 1, ...; without it the DataFrame's own order within one ``idx`` is used)."""
 
 ENTRY_POINT_GROUP = "kjoin.candidates"
 

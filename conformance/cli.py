@@ -1,6 +1,7 @@
 """The ``kjoin`` command line.
 
-Subcommands (argparse; later issues add ``run``, ``report``, ``diff-versions`` the same way):
+Subcommands (argparse; ``run`` is in ``conformance/run_command.py``; ``report``, ``diff-versions``,
+``compare`` and ``run --report`` in ``reports/cli.py``):
 
 * ``kjoin oracle --jsonl [--intended]``: portable scenarios on stdin (one JSON object per line), one answer
   line per scenario on stdout: ``{"id": ..., "outputs": [...]}`` or ``{"id": ..., "error": "..."}``.
@@ -84,6 +85,13 @@ def _build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND", parser_class=_Parser)
     _add_oracle_command(commands)
     _add_check_command(commands)
+    from conformance.run_command import add_run_command  # kjoin run (the Spark harness, issue 3)
+
+    add_run_command(commands)
+    from reports.cli import add_report_commands, add_report_option_to_run  # report, diff-versions, compare
+
+    add_report_commands(commands)
+    add_report_option_to_run(commands)
     return parser
 
 

@@ -2,7 +2,8 @@
 
 ``pytest conformance --candidate NAME`` (or ``KJOIN_CANDIDATE=NAME``) adds one item per scenario x variant x
 era of the catalogue, ids ``<scenario-id>[<variant>-<kafka>]``. Without a candidate the plugin adds nothing
-and never starts Spark. Hooks only; the work is in ``conformance.harness.pytest_run``.
+and never starts Spark. Hooks only; the work is in ``conformance.harness.pytest_run``. ``--kjoin-report DIR``
+writes the run's HTML report (``reports.write_report``) after the results file.
 """
 
 from __future__ import annotations
@@ -39,11 +40,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the run's results as JSON (schema kjoin-results)")
     group.addoption("--kjoin-scenarios", dest="kjoin_scenarios", metavar="PATH", action="append",
                     default=None, help="scenario files or folders to use instead of the bundled catalogue")
+    group.addoption("--kjoin-report", dest="kjoin_report", metavar="DIR", default=None,
+                    help="write the run's HTML report into DIR (results in DIR/results.json unless "
+                    "--kjoin-results)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     name = config.getoption("kjoin_candidate") or os.environ.get("KJOIN_CANDIDATE", "").strip()
     run = None
+    if config.getoption("kjoin_report") and not config.getoption("kjoin_results"):
+        config.option.kjoin_results = os.path.join(config.getoption("kjoin_report"), "results.json")
     if name:
         from conformance.harness.pytest_run import configure
 
@@ -79,3 +85,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_sep("-", "kjoin")
         for line in run.summary_lines():
             terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """``--kjoin-report DIR``: render the results file the session wrote (controller only)."""
+    run = config.stash.get(_RUN, None)
+    report = config.getoption("kjoin_report", None)
+    if run is None or not report or run.is_worker:
+        return
+    if run.results_path is not None and run.results_path.exists():
+        from pathlib import Path
+
+        from reports import write_report
+
+        write_report(run.results_path, Path(report))

@@ -12,16 +12,18 @@ bytes ascending (unsigned, shorter prefix first). Key bytes are what Kafka's ser
 string key; for an int key we use the 8-byte big-endian two's complement of ``Serdes.Long()`` (Kafka's
 integration tests use ``Long`` keys; ``Serdes.Integer()`` orders every 32-bit value the same way:
 non-negative keys ascending, then negative ones).
+
+A pass emits, per side, the held records below a timestamp bound, and the walk it replaces is kept as the
+reference of ``conformance/tests/test_oracle_fast_paths.py``, which checks the two agree.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
-from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Callable
 
 from oracle.behaviour import Behaviour
-from oracle.records import Key, Output, Value, Window
+from oracle.records import Key, Output, Value, Window, new_output
 
 __all__ = ["LEFT_SIDE", "RIGHT_SIDE", "HeldRecords", "OuterJoinBuffer", "outer_store_key_bytes"]
 
@@ -30,8 +32,8 @@ RIGHT_SIDE = 0
 LEFT_SIDE = 1
 """Side byte of a held left record."""
 
-_StoreKey = tuple[int, int, bytes]
-"""``(ts, side byte, key bytes)``: sorts like the serialized outer-store key."""
+_Bucket = dict[Key, list[Value]]
+"""The keys one side holds at one timestamp, each with its values in insertion order."""
 
 
 def outer_store_key_bytes(key: Key) -> bytes:
@@ -44,74 +46,128 @@ def outer_store_key_bytes(key: Key) -> bytes:
 
 
 class HeldRecords:
-    """The outer store: per store key the list of held values, and per side the store keys in order.
+    """The outer store, laid out by side and timestamp.
 
-    ``lists`` maps a store key ``(ts, side, key bytes)`` to ``(key, values in insertion order)``; read it,
-    change it only through the methods."""
+    ``times[side]`` is the sorted list of the timestamps that side holds records at, and ``at[side][ts]``
+    the keys it holds at ``ts`` with their values (``{key: [value, ...]}``). Store order is then: timestamps
+    ascending; at one timestamp the right side's keys before the left side's; within one side and
+    timestamp, keys by their bytes (sorted only when they are emitted). Keys are dict keys as they come, so
+    holding and releasing a record serialize nothing, and "a side's records below a timestamp" is a prefix
+    of its ``times``, found by bisection: a pass costs what it emits, not what is held. Read the fields;
+    change them only through the methods."""
 
-    __slots__ = ("_by_side", "lists")
+    __slots__ = ("at", "times")
 
     def __init__(self) -> None:
-        self.lists: dict[_StoreKey, tuple[Key, list[Value]]] = {}
-        self._by_side: tuple[list[_StoreKey], list[_StoreKey]] = ([], [])
+        self.times: tuple[list[int], list[int]] = ([], [])
+        self.at: tuple[dict[int, _Bucket], dict[int, _Bucket]] = ({}, {})
 
     def __len__(self) -> int:
-        return len(self.lists)
+        """The number of store keys ``(ts, side, key)`` held."""
+        return sum(len(bucket) for side in self.at for bucket in side.values())
 
     def hold(self, ts: int, side: int, key: Key, value: Value) -> None:
         """Append ``value`` to the list stored under ``(ts, side, key)`` (``ListValueStore#put``)."""
-        store_key = (ts, side, key.encode("utf-8") if type(key) is str else outer_store_key_bytes(key))
-        entry = self.lists.get(store_key)
-        if entry is not None:
-            entry[1].append(value)
+        buckets = self.at[side]
+        bucket = buckets.get(ts)
+        if bucket is None:
+            buckets[ts] = {key: [value]}
+            times = self.times[side]
+            if not times or ts > times[-1]:
+                times.append(ts)
+            else:
+                insort(times, ts)
             return
-        self.lists[store_key] = (key, [value])
-        order = self._by_side[side]
-        if not order or store_key > order[-1]:
-            order.append(store_key)
+        values = bucket.get(key)
+        if values is None:
+            bucket[key] = [value]
         else:
-            insort(order, store_key)
+            values.append(value)
 
     def release(self, side: int, key: Key, partner_times: list[int]) -> None:
         """Each join match deletes the whole list under ``(partner ts, side, key)`` if there is one
         (``putIfAbsent(key, null)`` on the list store, SEMANTICS.md §1.7 step 4)."""
-        key_bytes = outer_store_key_bytes(key)
-        lists = self.lists
+        buckets = self.at[side]
         for ts in partner_times:
-            store_key = (ts, side, key_bytes)
-            if lists.pop(store_key, None) is not None:
-                order = self._by_side[side]
-                del order[bisect_left(order, store_key)]
+            bucket = buckets.get(ts)
+            if bucket is not None and bucket.pop(key, None) is not None and not bucket:
+                del buckets[ts]
+                times = self.times[side]
+                del times[bisect_left(times, ts)]
 
     def earliest_ts(self, side: int) -> int | None:
         """Timestamp of the first held record of ``side``, or ``None`` when that side holds nothing."""
-        order = self._by_side[side]
-        return order[0][0] if order else None
+        times = self.times[side]
+        return times[0] if times else None
 
-    def ordered_keys(self) -> Iterable[_StoreKey]:
-        """Store keys in store order: ts ascending, right before left, key bytes ascending."""
-        right, left = self._by_side
-        if not right:
-            return left
-        if not left:
-            return right
-        return _merged(right, left)
+    def count_before(self, side: int, ts: int) -> int:
+        """How many of ``side``'s timestamps lie below ``ts`` (a prefix of ``times[side]``)."""
+        return bisect_left(self.times[side], ts)
 
-    def drop_first(self, right_count: int, left_count: int) -> None:
-        """Delete the first ``right_count`` right and ``left_count`` left lists (the emitted ones)."""
-        for side, count in ((RIGHT_SIDE, right_count), (LEFT_SIDE, left_count)):
-            if count:
-                order = self._by_side[side]
-                for store_key in order[:count]:
-                    del self.lists[store_key]
-                del order[:count]
+    def ordered_timestamps(self, right_count: int, left_count: int) -> list[tuple[int, int]]:
+        """``(ts, side)`` of the first ``right_count`` right and ``left_count`` left timestamps, in store
+        order (a merge of two sorted runs)."""
+        right, left = self.times
+        ordered = [(ts, RIGHT_SIDE) for ts in right[:right_count]]
+        ordered += [(ts, LEFT_SIDE) for ts in left[:left_count]]
+        ordered.sort()
+        return ordered
+
+    def emit_first(self, right_count: int, left_count: int, cause: int, outputs: list[Output]) -> None:
+        """Emit and delete the records at the first ``right_count`` right and ``left_count`` left timestamps,
+        in store order: each held value as ``joiner(v, null)`` / ``joiner(null, v)`` with its own ts
+        (SEMANTICS.md §1.3), the values of one key in insertion order."""
+        emitted = self.ordered_timestamps(right_count, left_count)
+        right, left = self.times
+        del right[:right_count]
+        del left[:left_count]
+        for ts, side in emitted:
+            bucket = self.at[side].pop(ts)
+            for key in bucket if len(bucket) == 1 else sorted(bucket, key=outer_store_key_bytes):
+                for value in bucket[key]:
+                    pair = (value, None) if side == LEFT_SIDE else (None, value)
+                    outputs.append(new_output((key, pair, ts, cause)))
+
+    def ts_where_walk_stops_at_first_kept(self, right_count: int, left_count: int) -> int | None:
+        """The ts of the record where a store-order walk that emits the records at the first ``right_count``
+        right and ``left_count`` left timestamps and breaks at the first record it keeps stops (3.1-3.7
+        pass): that first kept record, or the last record if it keeps none; ``None`` for an empty store."""
+        right, left = self.times
+        first_kept = right[right_count : right_count + 1] + left[left_count : left_count + 1]
+        return min(first_kept) if first_kept else self._last_ts()
+
+    def ts_where_walk_stops_after_both_sides_kept(self, right_count: int, left_count: int) -> int | None:
+        """The ts of the record where a store-order walk that emits the records at the first ``right_count``
+        right and ``left_count`` left timestamps and steps over the others stops (3.8+ pass): the store key
+        right after the later of the two sides' first kept keys, once it has seen both; the last key when
+        nothing follows it or when a side keeps nothing; ``None`` for an empty store."""
+        right, left = self.times
+        if right_count == len(right) or left_count == len(left):
+            return self._last_ts()
+        if right[right_count] > left[left_count]:  # the right one is later (at one ts it would come first)
+            side, ts, same_next = RIGHT_SIDE, right[right_count], right_count + 1
+            other, other_next = left, bisect_left(left, ts)  # left keys at ts follow it
+        else:
+            side, ts, same_next = LEFT_SIDE, left[left_count], left_count + 1
+            other, other_next = right, bisect_right(right, ts)  # right keys at ts precede it
+        if len(self.at[side][ts]) > 1:
+            return ts  # the next key of the same side and ts
+        same = self.times[side]
+        next_times = same[same_next : same_next + 1] + other[other_next : other_next + 1]
+        return min(next_times) if next_times else ts
+
+    def _last_ts(self) -> int | None:
+        """The ts of the last record in store order, ``None`` if nothing is held."""
+        last = [times[-1] for times in self.times if times]
+        return max(last) if last else None
 
     def snapshot(self) -> list[list[object]]:
         """``[ts, side, key, value]`` per held value, in store order."""
         return [
-            [ts, "left" if side == LEFT_SIDE else "right", self.lists[(ts, side, key_bytes)][0], value]
-            for ts, side, key_bytes in self.ordered_keys()
-            for value in self.lists[(ts, side, key_bytes)][1]
+            [ts, "left" if side == LEFT_SIDE else "right", key, value]
+            for ts, side in self.ordered_timestamps(len(self.times[RIGHT_SIDE]), len(self.times[LEFT_SIDE]))
+            for key in sorted(self.at[side][ts], key=outer_store_key_bytes)
+            for value in self.at[side][ts][key]
         ]
 
 
@@ -158,23 +214,21 @@ class OuterJoinBuffer:
         """3.1-3.7: skip the pass while ``minTime >= streamTime - lookBack - grace`` (``lookBack`` =
         ``before`` for the left processor, ``after`` for the right one, KAFKA-13721); otherwise emit held
         records in store order until the first with ``ts + joinAfter + grace >= streamTime``, the same
-        bound for both sides' records; ``minTime`` ends at the ts of that first open record."""
+        bound for both sides' records; ``minTime`` ends at the ts of that first open record (or of the last
+        record, when all were emitted).
+
+        The store is ts-ordered, so the records before the first open one are, per side, those with ``ts <
+        streamTime - joinAfter - grace``: a prefix of each side's keys."""
         look_back = self._before if left_processor else self._after
         join_after = self._after if left_processor else self._before
         if self.min_time is None or self.min_time >= self.stream_time - look_back - self._grace:
             return
         last_open = self.stream_time - join_after - self._grace
-        self.min_time = None
-        emitted = [0, 0]
         held = self.held
-        for store_key in held.ordered_keys():
-            ts, side, _ = store_key
-            self.min_time = ts
-            if ts >= last_open:
-                break
-            _emit_non_joined(held.lists[store_key], side, ts, cause, outputs)
-            emitted[side] += 1
-        self.held.drop_first(emitted[RIGHT_SIDE], emitted[LEFT_SIDE])
+        right_count = held.count_before(RIGHT_SIDE, last_open)
+        left_count = held.count_before(LEFT_SIDE, last_open)
+        self.min_time = held.ts_where_walk_stops_at_first_kept(right_count, left_count)
+        held.emit_first(right_count, left_count, cause, outputs)
 
     def _emit_closed_with_stale_min_time(
         self, left_processor: bool, cause: int, outputs: list[Output]
@@ -212,60 +266,21 @@ class OuterJoinBuffer:
         return ts + self._before + self._grace < self.stream_time
 
     def _emit_each_side_closed(self, cause: int, outputs: list[Output]) -> int | None:
-        """3.8+ loop (KAFKA-15417): walk the store in order, emit closed records, step over open ones, and
+        """3.8+ pass (KAFKA-15417): walk the store in order, emit closed records, step over open ones, and
         stop once both sides have shown an open record. A left record is still open while ``ts + after +
         grace >= streamTime``, a right one while ``ts + before + grace >= streamTime`` (so it closes only when
         stream time is strictly greater). Returns the ts of the last record visited (``None`` if none).
 
-        Within one side records close in ts order, so the emitted records are a prefix of each side."""
-        left_open = right_open = False
-        last_visited: int | None = None
-        emitted = [0, 0]
+        Within one side records close in ts order, so the closed records are a prefix of each side's keys,
+        and the walk emits all of them: each comes before its side's first open record, hence before the
+        walk stops."""
         held = self.held
-        left_last_open = self.stream_time - self._after - self._grace
-        right_last_open = self.stream_time - self._before - self._grace
-        for store_key in held.ordered_keys():
-            ts, side, _ = store_key
-            last_visited = ts
-            if left_open and right_open:
-                break
-            if side == LEFT_SIDE:
-                if ts >= left_last_open:
-                    left_open = True
-                    continue
-            elif ts >= right_last_open:
-                right_open = True
-                continue
-            _emit_non_joined(held.lists[store_key], side, ts, cause, outputs)
-            emitted[side] += 1
-        held.drop_first(emitted[RIGHT_SIDE], emitted[LEFT_SIDE])
+        right_count = held.count_before(RIGHT_SIDE, self.stream_time - self._before - self._grace)
+        left_count = held.count_before(LEFT_SIDE, self.stream_time - self._after - self._grace)
+        last_visited = held.ts_where_walk_stops_after_both_sides_kept(right_count, left_count)
+        held.emit_first(right_count, left_count, cause, outputs)
         return last_visited
 
     def snapshot(self) -> dict[str, object]:
         """Stream time, ``minTime`` (``None`` = ``Long.MAX_VALUE``) and the held records in store order."""
         return {"stream_time": self.stream_time, "min_time": self.min_time, "held": self.held.snapshot()}
-
-
-def _merged(first: list[_StoreKey], second: list[_StoreKey]) -> Iterator[_StoreKey]:
-    """Lazy merge of two sorted lists (a pass usually stops early, so nothing is merged in advance)."""
-    i = j = 0
-    first_len, second_len = len(first), len(second)
-    while i < first_len and j < second_len:
-        if first[i] < second[j]:
-            yield first[i]
-            i += 1
-        else:
-            yield second[j]
-            j += 1
-    yield from islice(first, i, None)
-    yield from islice(second, j, None)
-
-
-def _emit_non_joined(
-    held: tuple[Key, list[Value]], side: int, ts: int, cause: int, outputs: list[Output]
-) -> None:
-    """A closed held record is emitted as ``joiner(v, null)`` / ``joiner(null, v)`` with its own ts
-    (SEMANTICS.md §1.3), one output per held value, in insertion order."""
-    key, values = held
-    for value in values:
-        outputs.append(Output(key, (value, None) if side == LEFT_SIDE else (None, value), ts, cause))

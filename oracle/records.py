@@ -7,7 +7,9 @@ A tombstone is always an explicit ``None``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal, NamedTuple, get_args
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "Versioning",
     "Window",
     "foreign_key_of",
+    "new_output",
 ]
 
 Side = Literal["left", "right"]
@@ -75,6 +78,14 @@ class Output(NamedTuple):
     value: tuple[Value, Value] | None
     ts: int
     cause: int
+
+
+_OutputFields = tuple[Key, tuple[Value, Value] | None, int, int]
+
+new_output: Callable[[_OutputFields], Output] = partial(tuple.__new__, Output)
+"""``new_output((key, value, ts, cause))`` is ``Output(key, value, ts, cause)`` built from one tuple without
+the NamedTuple constructor's Python-level ``__new__`` (about 40% cheaper; the join modules' hot paths use it).
+"""
 
 
 @dataclass(frozen=True, slots=True)

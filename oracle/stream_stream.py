@@ -23,7 +23,7 @@ from __future__ import annotations
 from oracle.behaviour import Behaviour
 from oracle.errors import UnsupportedJoinError
 from oracle.outer_store import LEFT_SIDE, RIGHT_SIDE, OuterJoinBuffer
-from oracle.records import JoinSpec, Key, Output, Record, Value, Window
+from oracle.records import JoinSpec, Key, Output, Record, Value, Window, new_output
 from oracle.window_store import JoinWindowStore, join_store_retention
 
 __all__ = ["StreamStreamJoin"]
@@ -127,18 +127,19 @@ class StreamStreamJoin:
             time_to = ts + processor.join_after  # = max(0, ts + joinAfter): timestamps are never negative
             times, values, start, end = other_store.fetch(key, max(0, ts - processor.join_before), time_to)
             if start < end:
-                if buffer is not None and buffer.held:  # step 4: held partners are not emitted as non-joined
+                if buffer is not None:  # step 4: held partners are not emitted as non-joined
                     buffer.held.release(processor.other_side, key, times[start:end])
                 ts_is_max = self._ts_is_max
                 is_left = processor.is_left
                 for at in range(start, end):
                     other_ts = times[at]
                     pair = (value, values[at]) if is_left else (values[at], value)
-                    outputs.append(Output(key, pair, other_ts if ts_is_max and other_ts > ts else ts, index))
+                    result_ts = other_ts if ts_is_max and other_ts > ts else ts
+                    outputs.append(new_output((key, pair, result_ts, index)))
             elif processor.outer:
                 if buffer is None or time_to < buffer.stream_time:
                     pair = (value, None) if processor.is_left else (None, value)
-                    outputs.append(Output(key, pair, ts, index))
+                    outputs.append(new_output((key, pair, ts, index)))
                 else:
                     buffer.hold(ts, processor.side, key, value)
         own_store = processor.own_store

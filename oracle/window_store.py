@@ -15,8 +15,10 @@ The segment interval is ``max(retention // 2, 60 s)``. A null-value put is never
 the observed time of in-memory stores (all versions) and of RocksDB stores before KAFKA-9921 (2.5.1).
 
 Visibility is a pure function of a record's ts and the observed time, which only grows, so a record
-that is invisible once stays invisible: puts of already-expired records are dropped, and puts and fetches
-prune expired records from the front of the key's list. The whole store is per-key lists kept sorted by
+that is invisible once stays invisible: puts of already-expired records are dropped, a fetch starts at
+the smallest live timestamp, and a put prunes expired records from the front of the key's list before it
+adds one (so a list holds at most its live records and those expired since its last put; a key whose
+records all expired keeps its two empty lists). The whole store is per-key lists kept sorted by
 (ts, insertion order), the window store's iteration order (key | ts | seqnum).
 """
 
@@ -117,33 +119,32 @@ class JoinWindowStore:
     def put(self, key: Key, value: Value, ts: int) -> None:
         """``KStreamJoinWindow`` puts every non-null-key record of its side, after the join processor
         saw it (SEMANTICS.md §1.1). Null values are not stored but may advance the observed time."""
-        if value is None and not self._counts_null_values:
+        if value is None:
+            if self._counts_null_values and ts > self.observed_time:
+                self.observed_time = ts
+                self.min_live_ts = self._min_live_for(ts)
             return
         if ts > self.observed_time:
             self.observed_time = ts
             self.min_live_ts = self._min_live_for(ts)
-        if value is None or ts < self.min_live_ts:
+        if ts < self.min_live_ts:  # even a new observed time: a zero retention keeps nothing
             return
         entry = self._records.get(key)
         if entry is None:
             self._records[key] = ([ts], [value])
             return
         times, values = entry
-        if ts >= times[-1]:
+        if times[0] < self.min_live_ts:
+            expired = bisect_left(times, self.min_live_ts)
+            del times[:expired]
+            del values[:expired]
+        if not times or ts >= times[-1]:
             times.append(ts)
             values.append(value)
         else:
             at = bisect_right(times, ts)
             times.insert(at, ts)
             values.insert(at, value)
-        if times[0] < self.min_live_ts:
-            self._drop_expired(times, values)
-
-    def _drop_expired(self, times: list[int], values: list[Value]) -> None:
-        """Forget a key's records that no fetch can return any more (they never become visible again)."""
-        expired = bisect_left(times, self.min_live_ts)
-        del times[:expired]
-        del values[:expired]
 
     def fetch(self, key: Key, time_from: int, time_to: int) -> tuple[list[int], list[Value], int, int]:
         """Records of ``key`` with ``time_from <= ts <= time_to`` (both inclusive) that have not expired, in
@@ -153,12 +154,8 @@ class JoinWindowStore:
         if entry is None:
             return _NO_RECORDS
         times, values = entry
-        if times[0] < self.min_live_ts:
-            self._drop_expired(times, values)
-            if not times:
-                del self._records[key]
-                return _NO_RECORDS
-        start = bisect_left(times, time_from)
+        live = self.min_live_ts
+        start = bisect_left(times, time_from if time_from > live else live)
         return times, values, start, bisect_right(times, time_to, start)
 
     def snapshot(self) -> dict[str, object]:

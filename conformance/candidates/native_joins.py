@@ -17,7 +17,8 @@ Why the watermark delay is huge and a flush follows the input: Spark's watermark
 (Kafka's stream time is per partition), so the scenarios that share the query would push each other's
 records behind the watermark. The delay is therefore longer than any scenario (nothing is late, no state
 expires during the run), and after the last step one sentinel record per side moves the watermark past
-everything, so that Spark emits each left/outer join's unmatched rows, as it eventually would.
+everything (and a second one lets a micro-batch apply it), so that Spark emits each left/outer join's
+unmatched rows, as it eventually would.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ GENEROUS_DELAY_MS = 10**13
 """Watermark delay and range slack (about 317 years): longer than any scenario's timestamps."""
 
 _FLUSH_TS = 3 * GENEROUS_DELAY_MS
+_EPOCH_SHIFT_MS = 1
 _FLUSH_ID = "__kjoin_watermark_flush__"
 _SPARK_JOIN_TYPES = {"inner": "inner", "left": "left_outer", "outer": "full_outer"}
 _OUTPUT_COLUMNS = ("scenario_id", "key", "left", "right", "tombstone", "ts")
@@ -46,10 +48,13 @@ _query_names = itertools.count()
 
 
 def _side(stream: DataFrame, side: str, prefix: str) -> DataFrame:
+    """One side's records with their event time. Spark's watermark starts at the epoch and a join drops
+    rows at or below it as late; scenario timestamps start at 0 (real ones do not), hence the 1 ms shift
+    (the join condition itself uses the unshifted ``ts``)."""
     columns = ("scenario_id", "idx", "key", "value", "ts")
     return stream.where(F.col("side") == side).select(
         *(F.col(name).alias(f"{prefix}{name}") for name in columns),
-        F.timestamp_millis("ts").alias(f"{prefix}ets"),
+        F.timestamp_millis(F.col("ts") + _EPOCH_SHIFT_MS).alias(f"{prefix}ets"),
     )
 
 
@@ -71,8 +76,11 @@ def stream_stream_join(spark: SparkSession, inputs: DataFrame, specs: DataFrame)
     too_late = inputs.where(F.col("ts") >= GENEROUS_DELAY_MS).limit(1).collect()
     if too_late:
         raise ValueError(f"timestamps must stay below {GENEROUS_DELAY_MS} ms, got {too_late[0].ts}")
-    flush = [(_FLUSH_ID, 0, side, None, "flush", _FLUSH_TS) for side in ("left", "right")]
-    stream = stepped_stream(spark, inputs, extra_steps=[flush]).where(F.col("value").isNotNull())
+    # two flush steps: the first moves the watermark, the second is the data batch that applies it (a
+    # no-data batch would do too, but processAllAvailable() may return before it runs). No null field:
+    # Spark pushes the join's inferred "key is not null" filters below the watermark.
+    flush = [(_FLUSH_ID, 0, side, _FLUSH_ID, "flush", _FLUSH_TS) for side in ("left", "right")]
+    stream = stepped_stream(spark, inputs, extra_steps=[flush, flush]).where(F.col("value").isNotNull())
     windows = F.broadcast(specs.select("scenario_id", "variant", "before", "after"))
     delay = f"{GENEROUS_DELAY_MS} milliseconds"
     left = _side(stream, "left", "l_").withWatermark("l_ets", delay)

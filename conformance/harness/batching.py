@@ -1,5 +1,9 @@
 """Hand many cases to a candidate in one call, validate what comes back, and split it per case.
 
+Emission order: the rows of a case in the order collected, sorted (stably) by ``idx`` when the candidate
+reports it, and within one ``idx`` by ``seq`` when it reports that too (an optional ``seq long`` column:
+the position of the row among the outputs of that input, 0, 1, ...).
+
 The harness calls a candidate once per join kind with every case of that kind (``INPUT_SCHEMA`` and
 ``SPEC_SCHEMA`` DataFrames, candidate protocol), so a run costs a few Spark jobs, never one per scenario.
 The answer is collected once. What comes back is validated with a clear error: missing columns and
@@ -49,7 +53,8 @@ class _Row:
     right: str | None
     tombstone: bool | None
     ts: int | None
-    idx: int | None
+    idx: int | None = None
+    seq: int | None = None
 
 
 def _key_text(key: Key) -> str | None:
@@ -67,7 +72,7 @@ def input_rows(cases: Sequence[Case]) -> list[tuple[Any, ...]]:
 
 def spec_rows(cases: Sequence[Case]) -> list[tuple[Any, ...]]:
     """``SPEC_SCHEMA`` rows, one per case. Window columns are null without a window; a stream-table window
-    only has ``grace`` (KIP-923); ``grace`` null is the legacy ``JoinWindows.of`` API."""
+    only has ``grace`` (KIP-923); ``grace`` null or ``legacy`` true is the legacy ``JoinWindows.of`` API."""
     rows = []
     for case in cases:
         spec, window, versioned = case.spec, case.spec.window, case.spec.versioned
@@ -80,13 +85,15 @@ def spec_rows(cases: Sequence[Case]) -> list[tuple[Any, ...]]:
             case.id, case.kafka, spec.join, spec.variant, before, after, grace, spec.stores,
             bool(versioned and versioned.left), bool(versioned and versioned.right),
             versioned.history_ms if versioned else None, spec.fk_extractor, case.intended,
+            bool(window is not None and window.legacy),
         ))
     return rows
 
 
 def validated_output(result: Any) -> tuple[DataFrame, bool]:
     """The candidate's answer reduced to the protocol's columns (integral types widened to long), and
-    whether it reports ``idx``. Raises ``OutputSchemaError`` naming the first missing or mistyped column."""
+    whether it reports ``idx`` (then also ``seq``, the order within one ``idx``, if given). Raises
+    ``OutputSchemaError`` naming the first missing or mistyped column."""
     from pyspark.sql import DataFrame, functions
 
     if not isinstance(result, DataFrame):
@@ -97,7 +104,8 @@ def validated_output(result: Any) -> tuple[DataFrame, bool]:
         raise OutputSchemaError(
             f"output lacks column(s) {', '.join(missing)}; expected {OUTPUT_SCHEMA} (+ optional idx long)"
         )
-    wanted = dict(_REQUIRED, **({"idx": "integral"} if "idx" in types else {}))
+    optional = [name for name in ("idx", "seq") if name in types and (name == "idx" or "idx" in types)]
+    wanted = dict(_REQUIRED, **dict.fromkeys(optional, "integral"))
     for name, kind in wanted.items():
         actual = types[name]
         if actual != kind and not (kind == "integral" and actual in _INTEGRAL):
@@ -114,7 +122,7 @@ def run_batch(spark: SparkSession, candidate: Candidate, cases: Sequence[Case]) 
     specs = spark.createDataFrame(spec_rows(cases), SPEC_SCHEMA)
     try:
         output, has_idx = validated_output(candidate.run(spark, inputs, specs))
-        rows = [_Row(*row, None) if not has_idx else _Row(*row) for row in output.collect()]
+        rows = [_Row(*row) for row in output.collect()]
     except Exception as error:  # the candidate boundary: any failure is the candidate's (STYLE.md rule 19)
         failure = CandidateFailure(f"{type(error).__name__}: {error}", traceback.format_exc())
         return dict.fromkeys((case.id for case in cases), failure)
@@ -141,6 +149,8 @@ def _answer(case: Case, rows: list[_Row], has_idx: bool) -> Answer:
         more = f" (and {len(problems) - _PROBLEMS_SHOWN} more)" if len(problems) > _PROBLEMS_SHOWN else ""
         return CandidateFailure("invalid output rows: " + "; ".join(problems[:_PROBLEMS_SHOWN]) + more)
     keys = {_key_text(record.key): record.key for record in case.records}
+    if has_idx:
+        rows = sorted(rows, key=lambda row: (row.idx, row.seq if row.seq is not None else 0))
     outputs = [
         Output(
             key=keys.get(row.key, row.key),
@@ -150,8 +160,6 @@ def _answer(case: Case, rows: list[_Row], has_idx: bool) -> Answer:
         )
         for row in rows
     ]
-    if has_idx:
-        outputs.sort(key=lambda output: output.cause)
     return Emitted(tuple(outputs), causes_known=has_idx)
 
 

@@ -51,7 +51,8 @@ def _describe(case: Case) -> str:
         parts.append("intended semantics")
     if spec.window is not None:
         window = spec.window
-        grace = "legacy" if window.grace is None else str(window.grace)
+        grace = "none (legacy of())" if window.grace is None else str(window.grace)
+        grace += " (legacy of().grace())" if window.legacy and window.grace is not None else ""
         parts.append(f"window before {window.before} after {window.after} grace {grace}")
     parts.append(f"stores {spec.stores}")
     if spec.versioned is not None:

@@ -7,15 +7,22 @@ Schema ``kjoin-results`` version 1::
              "scenarios"},
      "candidate": {"name", "claim": {...}, "declared_differences": [{...}]},
      "summary": {"<status>": count, ...},
+     "verdicts": [{"join", "variant", "kafka": [versions asked], "intended", "cases", "best": [eras],
+                   "eras": [{"era", "matched", "divergences", "applicable"}],
+                   "ranges": [{"eras", "best", "matched", "flags"}], "summary"}],
      "cases": [{"id", "scenario", "variant", "kafka", "intended", "join", "source", "timestamps",
                 "status", "mode", "reason", "declared": {...} | null,
                 "expected": [output] | null, "actual": [output] | null, "candidate_error": str | null,
                 "divergences": [{"kind", "at", "expected", "actual", "detail"}],
-                "first_divergence": {... + "input": {"index", "side", "key", "value", "ts"}} | null}]}
+                "first_divergence": {... + "input": {"index", "side", "key", "value", "ts"}} | null,
+                "spec": {"join", "variant", "stores", "fk_extractor", "window", "versioned"},
+                "records": [{"side", "key", "value", "ts"}]}]}
 
 An output is ``{"key", "value": [left, right] | null, "ts", "cause"}`` (``cause`` null when unknown). Cases
 are sorted by id and nothing depends on wall time, so the same run gives a byte-identical file
-(STYLE.md rule 15).
+(STYLE.md rule 15). ``spec`` and ``records`` are the case's inputs in the portable format
+(``oracle/portable.py``), so reports can show them and re-run the oracle; ``verdicts`` says which Kafka
+era's semantics the candidate's outputs match best per join kind and variant (``reports.verdict``).
 """
 
 from __future__ import annotations
@@ -32,7 +39,9 @@ from typing import Any
 from conformance.candidate import Candidate, DeclaredDifference
 from conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Divergence, Emitted
 from conformance.harness.outcomes import CaseOutcome
-from oracle.records import Output
+from oracle.records import JoinSpec, Output
+from reports.document import case_from_json
+from reports.verdict import verdicts
 
 __all__ = ["SCHEMA", "VERSION", "case_result", "results_document", "run_metadata", "write_results"]
 
@@ -55,6 +64,21 @@ def _divergence(divergence: Divergence) -> dict[str, Any]:
         "expected": _output(divergence.expected),
         "actual": _output(divergence.actual),
         "detail": divergence.detail,
+    }
+
+
+def _spec(spec: JoinSpec) -> dict[str, Any]:
+    """The join spec in the portable format's fields."""
+    window, versioned = spec.window, spec.versioned
+    return {
+        "join": spec.join,
+        "variant": spec.variant,
+        "stores": spec.stores,
+        "fk_extractor": spec.fk_extractor,
+        "window": None if window is None else
+        {"before": window.before, "after": window.after, "grace": window.grace, "legacy": window.legacy},
+        "versioned": None if versioned is None else
+        {"left": versioned.left, "right": versioned.right, "history_ms": versioned.history_ms},
     }
 
 
@@ -97,6 +121,8 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
         if isinstance(answer, CandidateFailure) else None,
         "divergences": divergences,
         "first_divergence": first,
+        "spec": _spec(case.spec),
+        "records": [{"side": r.side, "key": r.key, "value": r.value, "ts": r.ts} for r in case.records],
     }
 
 
@@ -145,6 +171,7 @@ def results_document(
             "declared_differences": [_declared(d) for d in candidate.declared_differences],
         },
         "summary": dict(sorted(Counter(str(case["status"]) for case in ordered).items())),
+        "verdicts": [v.to_json() for v in verdicts(case_from_json(case) for case in ordered)],
         "cases": ordered,
     }
 

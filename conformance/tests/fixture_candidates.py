@@ -41,7 +41,7 @@ def _spec(row: Any, widen_after: int) -> JoinSpec:
     if row.grace is not None or row.before is not None:
         before = row.before or 0
         after = (row.after or 0) + (widen_after if row.join == "stream-stream" else 0)
-        window = Window(before=before, after=after, grace=row.grace)
+        window = Window(before=before, after=after, grace=row.grace, legacy=row.legacy)
     versioned = None
     if row.left_versioned or row.right_versioned:
         history = row.history_ms or 0

@@ -31,17 +31,16 @@ def run_reference(spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> D
     """All outputs of all scenarios in ``inputs``: OUTPUT_SCHEMA columns plus ``idx`` and ``seq``.
 
     One small driver-side collect (the distinct ``(join, kafka, intended)`` of ``specs``) decides which join
-    modules run and which Behaviour flags they see. The records joined with their spec and flags are then
-    partitioned by ``scenario_id`` and checkpointed (eagerly, ``localCheckpoint``); the returned DataFrame is
-    lazy and reads from that checkpoint.
+    modules run and which Behaviour flags they see; the returned DataFrame is lazy.
     """
+    if "legacy" not in specs.columns:  # an older SPEC_SCHEMA without the deprecated of().grace() flag
+        specs = specs.withColumn("legacy", F.lit(False))
     combos = specs.select("join", "kafka", "intended").distinct().collect()
     kinds = sorted({row["join"] for row in combos})
     specs = attach_behaviour(spark, specs, {(row["kafka"], bool(row["intended"])) for row in combos})
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions") or 4)
-    # one shuffle by scenario, then a local checkpoint that remembers that partitioning: every later window,
-    # aggregate and (scenario-keyed) join of the join modules is then local to a partition, so the whole
-    # result is computed in very few Spark jobs
+    # one shuffle by scenario: the join modules' windows and groupings all partition by scenario_id (plus
+    # more columns), which this partitioning already satisfies, so they add no further shuffles
     records = (
         inputs.join(F.broadcast(specs), "scenario_id").repartition(partitions, "scenario_id")
     )

@@ -74,7 +74,10 @@ def _annotated(rec: DataFrame) -> DataFrame:
     counts = F.col("null_records_advance_stream_time") | (keyed & valued)
     variant = F.col("variant")
     outer_side = (variant == "outer") | ((variant == "left") & left)
-    spurious_free = F.col("has_spurious_free_outer_joins") & F.col("grace").isNotNull() & (variant != "inner")
+    # §1.7/§1.8: only ofTimeDifferenceAndGrace (a grace, not the deprecated of().grace()) holds results back
+    spurious_free = (
+        F.col("has_spurious_free_outer_joins") & F.col("grace").isNotNull() & ~F.col("legacy") & (variant != "inner")
+    )
     join_after = F.when(left, F.col("after")).otherwise(F.col("before"))
     stream_time = F.max(F.when(counts, F.col("ts"))).over(by_scenario().rowsBetween(Window.unboundedPreceding, 0))
     # §1.4: from 3.7 a null-key record of a preserved side is forwarded at once; before, it is dropped

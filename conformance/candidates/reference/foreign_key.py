@@ -1,0 +1,191 @@
+"""Foreign-key table-table joins (KIP-213, SEMANTICS.md §4) for many scenarios at once, on Spark DataFrames.
+
+The FK pipeline (subscription topic, subscription store, response topic) runs to completion for each input
+record (one partition per topic, as in the golden traces), so a response always finds the left value that sent
+the subscription and its hash always matches. Everything is then set-based, with window and array functions
+over ``(scenario_id)`` and ``(scenario_id, key)``, apart from the versioned store's ``forget`` fold:
+
+* a left update (new value, old value = this key's previous latest) sends at most two subscription messages,
+  chosen by §4's instruction tables (2.4-3.6 and 3.7+ inner; 3.7+ left join with KAFKA-16394);
+* each ``PROPAGATE_*`` or ``DELETE_KEY_AND_PROPAGATE`` message looks up the right table's latest value for its
+  foreign key before this index and becomes one output (``joiner(left, right)``, ``left - null``, a
+  tombstone, or nothing); a delete answers with no right value; the ts is ``max(left ts, right ts)`` when
+  the right value exists (even for a delete, as the golden traces show), else the left ts;
+* a right update answers every subscriber: the left keys whose last message for this foreign key (before this
+  index) subscribed, provided the subscribed value is still the left key's latest value (the hash check); one
+  output each, in left-key byte order, with the right record's ts.
+
+Values are compared for the hash check (the hash is a 128-bit Murmur3 of the serialized value).
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from conformance.candidates.reference.frames import emission, side_is
+from conformance.candidates.reference.versioned import accepted, history, is_latest_sql, key_puts, store_time_before
+
+__all__ = ["foreign_key_emissions"]
+
+# subscription instructions (SEMANTICS.md §4)
+DELETE_NO_PROPAGATE, DELETE_AND_PROPAGATE = "DELETE_KEY_NO_PROPAGATE", "DELETE_KEY_AND_PROPAGATE"
+PROPAGATE_NULL, PROPAGATE_ONLY = "PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE", "PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE"
+
+_LEFT_TRIGGERED, _RIGHT_TRIGGERED = 0, 1
+
+
+def foreign_key_emissions(rec: DataFrame) -> DataFrame:
+    """All outputs of the FK scenarios in ``rec`` (emission layout of ``frames``)."""
+    rec = _with_latest_flag(rec)
+    left, latest = side_is("left"), F.col("latest")
+    before = Window.partitionBy("scenario_id", "key").orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
+    every = Window.partitionBy("scenario_id").orderBy("idx").rowsBetween(
+        Window.unboundedPreceding, Window.unboundedFollowing
+    )
+    updates = rec.withColumn(
+        "old", F.last(F.when(latest & left, F.struct("value")), ignorenulls=True).over(before)["value"]
+    ).withColumns(
+        {
+            "old_fk": _foreign_key(F.col("old")),
+            "new_fk": _foreign_key(F.col("value")),
+        }
+    )
+    updates = updates.withColumn("messages", F.when(latest & left, _messages()))
+    updates = updates.withColumns(
+        {
+            "right_puts": F.collect_list(F.when(latest & ~left, F.struct("idx", "key", "value", "ts"))).over(every),
+            "left_puts": F.collect_list(F.when(latest & left, F.struct("idx", "key", "value"))).over(every),
+            "subscriptions": F.flatten(
+                F.collect_list(
+                    F.when(
+                        latest & left,
+                        F.transform(
+                            "messages",
+                            lambda m: F.struct(
+                                m["fk"].alias("fk"),
+                                F.col("idx").alias("idx"),
+                                m["pos"].alias("pos"),
+                                F.col("key").alias("pk"),
+                                m["kind"].alias("kind"),
+                                F.col("value").alias("hash"),
+                            ),
+                        ),
+                    )
+                ).over(every)
+            ),
+        }
+    )
+    return _left_triggered(updates.filter(latest & left)).unionByName(_right_triggered(updates.filter(latest & ~left)))
+
+
+def _with_latest_flag(rec: DataFrame) -> DataFrame:
+    """Add ``latest``: the update is applied as its table's latest value and forwarded (§3a, §4 versioned)."""
+    for side in ("left", "right"):
+        versioned = F.col(f"{side}_versioned") & F.col("has_versioned_stores")
+        rec = rec.withColumn(f"accepted_{side}", accepted(side, versioned, store_time_before(side)))
+        rec = rec.withColumn(f"versions_{side}", F.when(versioned, history(key_puts(side, F.col(f"accepted_{side}")))))
+    latest = F.lit(False)
+    for side in ("left", "right"):
+        versioned = F.col(f"{side}_versioned") & F.col("has_versioned_stores")
+        is_latest = F.expr(is_latest_sql(f"versions_{side}", "idx", "ts"))
+        latest = latest | (F.col(f"accepted_{side}") & (~versioned | is_latest))
+    return rec.withColumn("latest", latest)
+
+
+def _foreign_key(value: Column) -> Column:
+    """The foreign key of a left value (``JoinSpec.fk_extractor``); an empty one is a null foreign key."""
+    extracted = F.when(F.col("fk_extractor") == "pipe-suffix", F.substring_index(value, "|", -1)).otherwise(
+        F.substring_index(value, ":", 1)
+    )
+    return F.when(value.isNotNull() & (extracted != ""), extracted)
+
+
+def _message(kind: str, fk: Column) -> Column:
+    return F.struct(F.lit(kind).alias("kind"), fk.alias("fk"))
+
+
+def _messages() -> Column:
+    """The subscription messages of a left update, in sending order, as ``array<struct<pos, kind, fk>>``."""
+    new, old, new_fk, old_fk = F.col("value"), F.col("old"), F.col("new_fk"), F.col("old_fk")
+    none = F.lit(None)
+    fk_changed = ~F.coalesce(new_fk == old_fk, F.lit(False))
+    # 2.4-3.6 (both joins) and 3.7+ inner: a null old or new foreign key skips the update
+    skipped = (old.isNotNull() & old_fk.isNull()) | (new.isNotNull() & new_fk.isNull())
+    insert_kind = F.when(F.col("variant") == "inner", F.lit(PROPAGATE_ONLY)).otherwise(F.lit(PROPAGATE_NULL))
+    default_first = F.when(
+        ~skipped & old.isNotNull(),
+        F.when(new.isNull(), _message(DELETE_AND_PROPAGATE, old_fk)).when(fk_changed, _message(DELETE_NO_PROPAGATE, old_fk)),
+    )
+    default_second = F.when(~skipped & new.isNotNull(), F.struct(F.when(old.isNull(), insert_kind).otherwise(
+        F.lit(PROPAGATE_NULL)).alias("kind"), new_fk.alias("fk")))
+    # 3.7+ left join (KIP-962): the old foreign key is released whenever it changes (with a response, the
+    # KAFKA-16394 duplicates), then the new value always subscribes, even with a null foreign key or as a delete
+    release = F.when(F.col("fk_left_join_repeats_results"), F.lit(DELETE_AND_PROPAGATE)).otherwise(
+        F.lit(DELETE_NO_PROPAGATE)
+    )
+    left_first = F.when(
+        old.isNotNull() & old_fk.isNotNull() & fk_changed, F.struct(release.alias("kind"), old_fk.alias("fk"))
+    )
+    left_second = F.when(old.isNotNull() | new.isNotNull(), _message(PROPAGATE_NULL, new_fk))
+    left_rules = F.col("fk_left_join_keeps_null_foreign_keys") & (F.col("variant") == "left")
+    first = F.when(left_rules, left_first).otherwise(default_first)
+    second = F.when(left_rules, left_second).otherwise(default_second)
+    del none
+    messages = F.filter(F.array(first, second), lambda m: m.isNotNull())
+    return F.transform(
+        messages, lambda m, pos: F.struct(pos.cast("long").alias("pos"), m["kind"].alias("kind"), m["fk"].alias("fk"))
+    )
+
+
+def _left_triggered(updates: DataFrame) -> DataFrame:
+    """One output per answered message of a left update (§4 response rules)."""
+    messages = updates.select("*", F.explode("messages").alias("message")).filter(
+        F.col("message.kind") != DELETE_NO_PROPAGATE
+    )
+    # the subscription join looks the foreign key up for every instruction: a DELETE_KEY_AND_PROPAGATE answer
+    # carries no right value but the result ts still takes the right record's ts into account
+    right = F.expr("try_element_at(filter(right_puts, r -> r.key = message.fk AND r.idx < idx), -1)")
+    answered = messages.withColumn("right", right).filter(
+        (F.col("message.kind") != PROPAGATE_ONLY) | F.col("right.value").isNotNull()
+    )
+    right_value = F.when(F.col("message.kind") != DELETE_AND_PROPAGATE, F.col("right.value"))
+    return emission(
+        answered,
+        key=F.col("key"),
+        left=F.col("value"),
+        right=right_value,
+        tombstone=right_value.isNull() & ((F.col("variant") == "inner") | F.col("value").isNull()),
+        ts=F.when(F.col("right.value").isNotNull(), F.greatest("ts", "right.ts")).otherwise(F.col("ts")),
+        idx=F.col("idx"),
+        o1=_LEFT_TRIGGERED,
+        o2=F.col("message.pos"),
+    )
+
+
+def _right_triggered(updates: DataFrame) -> DataFrame:
+    """One output per current subscriber of a right update, in left-key byte order (§4)."""
+    subscribed = f"('{PROPAGATE_NULL}', '{PROPAGATE_ONLY}')"
+    answers = F.expr(
+        f"""filter(
+            transform(
+                sort_array(array_distinct(transform(
+                    filter(subscriptions, s -> s.fk = key AND s.idx < idx), s -> s.pk))),
+                pk -> named_struct(
+                    'pk', pk,
+                    'last', array_max(filter(subscriptions, s -> s.fk = key AND s.idx < idx AND s.pk = pk)),
+                    'current', try_element_at(filter(left_puts, l -> l.key = pk AND l.idx < idx), -1).value)),
+            a -> a.last.kind IN {subscribed} AND a.last.hash = a.current)"""
+    )
+    rows = updates.select("*", F.posexplode(answers).alias("position", "answer"))
+    return emission(
+        rows,
+        key=F.col("answer.pk"),
+        left=F.col("answer.current"),
+        right=F.col("value"),
+        tombstone=F.col("value").isNull() & (F.col("variant") == "inner"),
+        ts=F.col("ts"),
+        idx=F.col("idx"),
+        o1=_RIGHT_TRIGGERED,
+        o2=F.col("position"),
+    )

@@ -1,0 +1,175 @@
+"""Draw N scenarios deterministically from the hypothesis strategies, as harness cases.
+
+How: ``draw_examples`` runs a small ``@given`` collector under ``@seed(seed)`` with only the *generate*
+phase (no example database, no shrinking, no health checks) and keeps what it was given. Why this way:
+
+* it uses hypothesis's public API only (``given``, ``seed``, ``settings``, ``Phase``); ``strategy.example()``
+  is meant for the REPL (it warns, and its examples are not reproducible), and ``ConjectureData`` is
+  internal and changes between releases;
+* the scenarios come from the same composable strategies the property tests use
+  (``conformance.strategies.join_scenarios``), with hypothesis's bias towards edge cases (equal
+  timestamps, shared keys, boundary window sizes), which a hand-written ``random.Random`` generator would
+  have to re-create;
+* shrinking is not hypothesis's here: a candidate answers through Spark, and hypothesis shrinks one example
+  at a time (hundreds of Spark jobs). ``conformance.differential.shrink`` reduces a failing scenario in
+  batched rounds instead.
+
+A seed reproduces the same scenarios with the same hypothesis version (``hypothesis.__version__`` is
+recorded with every saved counterexample); the saved scenario itself is the durable record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from conformance.candidate import Claim
+from conformance.differential.profiles import FuzzProfile
+from conformance.harness.cases import Case, case_id, expected_outputs
+from conformance.strategies import JOIN_VARIANTS, join_scenarios
+from oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for
+from oracle.errors import OracleError
+from oracle.records import JOIN_KINDS, JoinKind, JoinSpec, Record, Variant
+
+__all__ = [
+    "JOIN_ABBREVIATIONS",
+    "Generated",
+    "draw_examples",
+    "generate_cases",
+    "offered_variants",
+    "strategy_label",
+]
+
+T = TypeVar("T")
+
+JOIN_ABBREVIATIONS: dict[str, str] = {
+    "stream-stream": "ss", "stream-table": "st", "table-table": "tt", "fk": "fk",
+}
+"""Short join-kind names used in generated scenario ids."""
+
+
+def draw_examples(strategy: st.SearchStrategy[T], count: int, seed: int) -> list[T]:
+    """Up to ``count`` examples of ``strategy``, the same ones for the same ``seed`` (and hypothesis
+    version). Fewer come back when the strategy has fewer distinct examples."""
+    if count < 0:
+        raise ValueError(f"count={count!r} must not be negative")
+    drawn: list[T] = []
+    if count == 0:
+        return drawn
+
+    @settings(
+        max_examples=count,
+        phases=[Phase.generate],
+        database=None,
+        deadline=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+    )
+    @hypothesis.seed(seed)
+    @given(strategy)
+    def collect(example: T) -> None:
+        drawn.append(example)
+
+    collect()
+    return drawn[:count]
+
+
+def offered_variants(join: JoinKind, behaviour: Behaviour, variants: Sequence[str]) -> tuple[Variant, ...]:
+    """The ``variants`` a ``join`` has in ``behaviour``'s era: none for a foreign-key join before 2.4
+    (KIP-213), no stream-table inner join before 0.10.2 (KIP-77)."""
+    if join == "fk" and not behaviour.has_foreign_key_join:
+        return ()
+    offered = [v for v in JOIN_VARIANTS[join] if v in variants]
+    if join == "stream-table" and not behaviour.has_stream_table_inner_join:
+        offered = [v for v in offered if v != "inner"]
+    return tuple(offered)
+
+
+def strategy_label(join: JoinKind, kafka: str, profile: FuzzProfile, variants: Sequence[str]) -> str:
+    """How a generated scenario was drawn, as saved with a counterexample (``strategy``)."""
+    return (
+        f"conformance.strategies.join_scenarios({join!r}, behaviour_for({kafka!r}), "
+        f"variants={list(variants)!r}, max_size={profile.max_size}, max_keys={profile.max_keys})"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Generated:
+    """The runnable cases drawn for one join kind, and how they were drawn."""
+
+    join: JoinKind
+    strategy: str
+    seed: int
+    cases: tuple[Case, ...]
+    drawn: int
+    """Examples drawn, including duplicates and scenarios that Kafka cannot run (dropped)."""
+
+
+def generate_cases(
+    join: JoinKind,
+    kafka: str,
+    *,
+    profile: FuzzProfile,
+    seed: int,
+    claim: Claim,
+    examples: int | None = None,
+    intended: bool = False,
+) -> Generated:
+    """``examples`` (default: the profile's) scenarios of ``join`` that ``claim`` covers, run as Kafka
+    ``kafka``. Duplicates and scenarios the oracle refuses (that Kafka has no such join, or fails on the
+    input) are dropped. Ids read ``fuzz-<ss|st|tt|fk>-<seed>-<n>``."""
+    if join not in JOIN_KINDS:
+        raise ValueError(f"join={join!r} must be one of {', '.join(JOIN_KINDS)}")
+    try:
+        behaviour = behaviour_for(kafka, intended=intended)
+    except UnknownVersionError as error:
+        raise ValueError(f"kafka: {error}") from error
+    variants = offered_variants(join, behaviour, sorted(claim.variants))
+    label = strategy_label(join, kafka, profile, variants)
+    if not variants:
+        return Generated(join, label, seed, (), 0)
+    strategy = join_scenarios(
+        join,
+        behaviour,
+        variants=variants,
+        min_size=1,
+        max_size=profile.max_size,
+        max_keys=profile.max_keys,
+        stores=sorted(claim.stores),
+        versioned=claim.versioned,
+        stream_table_grace=claim.stream_table_grace,
+    )
+    drawn = draw_examples(strategy, profile.examples if examples is None else examples, seed)
+    seen: set[tuple[JoinSpec, tuple[Record, ...]]] = set()
+    cases: list[Case] = []
+    for spec, records in drawn:
+        if (spec, records) in seen:
+            continue
+        seen.add((spec, records))
+        scenario = f"fuzz-{JOIN_ABBREVIATIONS[join]}-{seed}-{len(cases):04d}"
+        case = Case(
+            id=case_id(scenario, spec.variant, kafka, intended),
+            scenario=scenario,
+            kafka=kafka,
+            intended=intended,
+            spec=spec,
+            records=records,
+            source=f"generated (seed {seed})",
+        )
+        if _runnable(case):
+            cases.append(case)
+    return Generated(join, label, seed, tuple(cases), len(drawn))
+
+
+def _runnable(case: Case) -> bool:
+    """Whether the oracle can say what Kafka emits (it refuses joins Kafka lacks or fails on)."""
+    try:
+        expected_outputs(case)
+    except (OracleError, UnknownVersionError):
+        return False
+    return True

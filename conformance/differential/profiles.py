@@ -1,0 +1,103 @@
+"""Fuzzing profiles: how much to generate and how hard to shrink, for CI and for nightly runs.
+
+A profile is plain data. ``ci`` keeps a run to a few Spark jobs per candidate (one candidate call per join
+kind to find failures, one per shrink round); ``deep`` generates many more, longer scenarios over more keys
+and shrinks more failures. The pytest option ``--kjoin-profile`` (or ``$KJOIN_PROFILE``) picks the profile of
+the differential tests and of the oracle property tests; ``kjoin fuzz --profile`` the command's. Seeds are
+fixed by default so that every run of a profile checks the same scenarios (STYLE.md rule 15); a nightly job
+passes its own (``--kjoin-seed``, ``$KJOIN_SEED``, ``kjoin fuzz --seed``) and prints it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, settings
+
+__all__ = [
+    "PROFILES",
+    "PROFILE_ENV",
+    "SEED_ENV",
+    "FuzzProfile",
+    "active_profile",
+    "active_seed",
+    "profile_named",
+    "property_settings",
+]
+
+PROFILE_ENV = "KJOIN_PROFILE"
+SEED_ENV = "KJOIN_SEED"
+
+
+@dataclass(frozen=True, slots=True)
+class FuzzProfile:
+    """How much one fuzzing run does."""
+
+    name: str
+    examples: int
+    """Generated scenarios per join kind."""
+    max_size: int
+    """Records per generated scenario, at most."""
+    max_keys: int
+    """Keys per side (``k1..``), at most."""
+    shrink_failures: int
+    """Failing scenarios shrunk per run (the smallest first, one join kind after another)."""
+    shrink_rounds: int
+    """Reduction rounds per failure, at most (each round is one candidate call per join kind)."""
+    round_reductions: int
+    """Reductions tried per failure in one round, at most."""
+    property_examples: int
+    """``max_examples`` of each oracle property test (and era)."""
+    seed: int
+    """The seed used when none is given."""
+
+
+PROFILES: dict[str, FuzzProfile] = {
+    "ci": FuzzProfile(
+        name="ci", examples=150, max_size=8, max_keys=2, shrink_failures=1, shrink_rounds=10,
+        round_reductions=400, property_examples=60, seed=20240601,
+    ),
+    "deep": FuzzProfile(
+        name="deep", examples=2000, max_size=14, max_keys=3, shrink_failures=5, shrink_rounds=40,
+        round_reductions=1500, property_examples=1000, seed=20240601,
+    ),
+}
+"""The bundled profiles by name."""
+
+
+def profile_named(name: str) -> FuzzProfile:
+    """The profile called ``name``; ``ValueError`` names the known ones."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown fuzzing profile {name!r} (known: {', '.join(PROFILES)})") from None
+
+
+def active_profile() -> FuzzProfile:
+    """The profile named by ``$KJOIN_PROFILE`` (set by ``--kjoin-profile``), else ``ci``."""
+    return profile_named(os.environ.get(PROFILE_ENV, "").strip() or "ci")
+
+
+def active_seed(profile: FuzzProfile) -> int:
+    """The seed in ``$KJOIN_SEED`` (set by ``--kjoin-seed``), else ``profile.seed``."""
+    text = os.environ.get(SEED_ENV, "").strip()
+    if not text:
+        return profile.seed
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{SEED_ENV}={text!r} is not an integer seed") from None
+
+
+def property_settings(profile: FuzzProfile) -> settings:
+    """Hypothesis settings of the oracle property tests under ``profile``: derandomized (the same examples
+    on every run), no example database (nothing outside the repository changes the examples), no deadline
+    (a shared CI machine is slow at times)."""
+    return settings(
+        max_examples=profile.property_examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )

@@ -1,0 +1,173 @@
+"""Saved counterexamples: one portable JSON Lines file per shrunk failure, under ``scenarios/regressions/``.
+
+A regression file is an ordinary portable scenario (``oracle/portable.py``), so the harness loads it with the
+rest of the catalogue (``kjoin run``, the pytest plugin, the results and reports show it by its file) and
+``kjoin check`` compares the oracle with its ``expected`` outputs. Provenance fields (STYLE.md §1, rule 16):
+
+* ``flags``: ``["generated"]``; ``description``: what failed, in one line;
+* ``candidate``: the candidate it was found against; ``seed``, ``strategy``, ``hypothesis`` (the version
+  that drew the original scenario from that seed); ``shrunk_from``: the original scenario's id and size;
+* ``divergence``: the candidate's first divergence when it was found (kind, input index, both outputs);
+* ``found``: the date, only when given (``kjoin fuzz --found``): files never depend on the clock.
+
+The id and the file name come from a digest of the scenario itself
+(``regression-<candidate>-<join>-<digest>``), so saving the same counterexample twice writes the same bytes
+to the same file (STYLE.md rule 15).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+
+from conformance.differential.fuzz import Counterexample
+from conformance.differential.generate import JOIN_ABBREVIATIONS
+from conformance.harness.cases import Case, expected_outputs
+from conformance.harness.render import show_output
+from oracle.portable import PortableFormatError, PortableScenario, output_to_json, parse_scenario
+from scenarios import CATALOGUE_ROOT
+
+__all__ = [
+    "REGRESSIONS_ROOT",
+    "Regression",
+    "RegressionFormatError",
+    "read_regressions",
+    "regression_line",
+    "scenario_json",
+    "write_regression",
+]
+
+REGRESSIONS_ROOT = CATALOGUE_ROOT / "regressions"
+"""Where ``kjoin fuzz --save`` writes by default: part of the bundled catalogue."""
+
+_PROVENANCE = ("flags", "candidate", "seed", "strategy")
+
+
+class RegressionFormatError(ValueError):
+    """A regression line without its provenance or expected outputs; the message names file, line, field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Regression:
+    """One saved counterexample as read back."""
+
+    scenario: PortableScenario
+    expected: list[dict[str, Any]]
+    candidate: str
+    seed: int
+    strategy: str
+    found: str | None
+    path: Path
+
+
+def scenario_json(case: Case) -> dict[str, Any]:
+    """The portable fields of ``case`` (``kafka`` ... ``records``), in a fixed order."""
+    spec = case.spec
+    line: dict[str, Any] = {"kafka": case.kafka, "intended": case.intended, "join": spec.join,
+                            "variant": spec.variant, "stores": spec.stores}
+    window = spec.window
+    if window is not None:
+        line["window"] = {"grace": window.grace} if spec.join == "stream-table" else {
+            "before": window.before, "after": window.after, "grace": window.grace, "legacy": window.legacy,
+        }
+    if spec.versioned is not None:
+        versioned = spec.versioned
+        line["versioned"] = {
+            "left": versioned.left, "right": versioned.right, "history_ms": versioned.history_ms,
+        }
+    if spec.join == "fk":
+        line["fk_extractor"] = spec.fk_extractor
+    line["records"] = [{"side": r.side, "key": r.key, "value": r.value, "ts": r.ts} for r in case.records]
+    return line
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "candidate"
+
+
+def regression_line(
+    counterexample: Counterexample, *, candidate: str, found: str | None = None
+) -> dict[str, Any]:
+    """The saved line for ``counterexample`` (a JSON object; ``expected`` comes from the oracle)."""
+    minimal, original = counterexample.minimal, counterexample.shrunk.original
+    case = minimal.case
+    portable = scenario_json(case)
+    digest = hashlib.sha256(json.dumps(portable, sort_keys=True).encode()).hexdigest()[:10]
+    scenario_id = f"regression-{_slug(candidate)}-{JOIN_ABBREVIATIONS[case.join]}-{digest}"
+    first = minimal.verdict.first if minimal.verdict is not None else None
+    divergence: dict[str, Any] = {}
+    if first is not None:
+        divergence = {"kind": first.kind, "at": first.at, "kafka_emits": show_output(first.expected),
+                      "candidate_emits": show_output(first.actual)}
+        if first.kind == "candidate-error":
+            divergence["detail"] = first.detail.splitlines()[0] if first.detail else ""
+    where = f" at input #{first.at}" if first is not None and first.at is not None else ""
+    what = f"{first.kind}{where}" if first is not None else "a difference"
+    line: dict[str, Any] = {
+        "id": scenario_id,
+        "description": f"{case.join} {case.variant} join, {len(case.records)} records: {candidate} shows "
+                       f"{what} (generated, shrunk)",
+        **portable,
+        "expected": [output_to_json(output) for output in expected_outputs(case)],
+        "flags": ["generated"],
+        "candidate": candidate,
+        "seed": counterexample.seed,
+        "strategy": counterexample.strategy,
+        "hypothesis": hypothesis.__version__,
+        "shrunk_from": {"id": original.case.scenario, "records": len(original.case.records),
+                        "rounds": counterexample.shrunk.rounds},
+        "divergence": divergence,
+    }
+    if found is not None:
+        line["found"] = found
+    return line
+
+
+def write_regression(
+    directory: Path, counterexample: Counterexample, *, candidate: str, found: str | None = None
+) -> Path:
+    """Write ``counterexample`` to ``directory/<id>.jsonl`` (the folder is created) and return the path."""
+    line = regression_line(counterexample, candidate=candidate, found=found)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{line['id']}.jsonl"
+    path.write_text(json.dumps(line, ensure_ascii=True, separators=(",", ":")) + "\n", encoding="utf-8")
+    return path
+
+
+def read_regressions(path: Path) -> list[Regression]:
+    """Every line of a regression file, checked for its provenance and expected outputs."""
+    regressions = []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not text.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(text)
+            scenario = parse_scenario(obj, where)
+        except (json.JSONDecodeError, PortableFormatError) as error:
+            raise RegressionFormatError(f"{where}: {error}") from error
+        regressions.append(_regression(scenario, obj, where, path))
+    return regressions
+
+
+def _regression(scenario: PortableScenario, obj: Mapping[str, Any], where: str, path: Path) -> Regression:
+    for name in _PROVENANCE:
+        if name not in obj:
+            raise RegressionFormatError(f"{where}: missing provenance field {name!r}")
+    if "generated" not in obj["flags"]:
+        raise RegressionFormatError(f"{where}: flags {obj['flags']!r} lack 'generated'")
+    if not isinstance(obj["seed"], int) or isinstance(obj["seed"], bool):
+        raise RegressionFormatError(f"{where}: seed {obj['seed']!r} is not an integer")
+    expected = obj.get("expected")
+    if not isinstance(expected, list):
+        raise RegressionFormatError(f"{where}: expected {expected!r} is not a list of outputs")
+    found = obj.get("found")
+    return Regression(scenario, expected, str(obj["candidate"]), obj["seed"], str(obj["strategy"]),
+                      None if found is None else str(found), path)

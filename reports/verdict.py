@@ -1,0 +1,217 @@
+"""Which Kafka version's semantics a candidate's outputs match best, per join kind and variant.
+
+For every case with the candidate's outputs and its inputs, the oracle runs the same inputs as one
+representative version of each era of ``oracle.behaviour.ERAS``, and the checker scores the candidate's
+outputs against each (at the case's equivalence level). Eras that match the most cases (ties broken by
+the fewest divergences) are the verdict, e.g. "left stream-stream join matches 0.10.2-3.0, not 3.1+
+(has_spurious_free_outer_joins)". The flags named are those that change where a matching range of eras
+ends (``oracle/behaviour.py`` documents each). Everything here is the oracle's and the checker's; this
+module only counts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from conformance.checker import MODES, UNKNOWN_CAUSE, Emitted, Mode, check
+from oracle.behaviour import ERAS, Behaviour, UnknownVersionError, behaviour_for
+from oracle.engine import run
+from oracle.errors import OracleError
+from oracle.records import JOIN_KINDS, VARIANTS, Output
+from reports.document import CaseResult
+
+__all__ = [
+    "ERA_VERSIONS",
+    "EraRange",
+    "EraScore",
+    "JoinVerdict",
+    "changed_flags",
+    "era_range_label",
+    "verdicts",
+]
+
+ERA_VERSIONS: tuple[tuple[str, Behaviour], ...] = tuple(
+    (".".join(map(str, first)), behaviour) for first, behaviour in sorted(ERAS.items())
+)
+"""One representative version per era (its first version), oldest first."""
+
+SCORED_STATUSES = frozenset({"pass", "fail", "declared", "unexpected-pass", "unknown"})
+
+
+@dataclass(frozen=True, slots=True)
+class EraScore:
+    """How the candidate's outputs compare with one era's: cases matched, divergences, cases that era
+    can run at all (the others have no such join there)."""
+
+    era: str
+    matched: int
+    divergences: int
+    applicable: int
+
+
+@dataclass(frozen=True, slots=True)
+class EraRange:
+    """Consecutive eras that all are, or all are not, best matches. ``matched``: the most cases one of
+    them matches; ``flags``: for a range that is not best, the behaviour flags that change at its borders
+    with best-matching eras (why it differs)."""
+
+    label: str
+    best: bool
+    matched: int
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class JoinVerdict:
+    """The verdict for one join kind x variant x requested era (``asked``: the versions the cases were run
+    as; ``intended``: documented semantics were asked for)."""
+
+    join: str
+    variant: str
+    asked: tuple[str, ...]
+    intended: bool
+    cases: int
+    scores: tuple[EraScore, ...]
+    best: tuple[str, ...]
+    ranges: tuple[EraRange, ...]
+    summary: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data (the results file's ``verdicts`` entries)."""
+        return {
+            "join": self.join,
+            "variant": self.variant,
+            "kafka": list(self.asked),
+            "intended": self.intended,
+            "cases": self.cases,
+            "eras": [{"era": s.era, "matched": s.matched, "divergences": s.divergences,
+                      "applicable": s.applicable} for s in self.scores],
+            "best": list(self.best),
+            "ranges": [{"eras": r.label, "best": r.best, "matched": r.matched, "flags": list(r.flags)}
+                       for r in self.ranges],
+            "summary": self.summary,
+        }
+
+
+def _era_of(version: str) -> str:
+    try:
+        return behaviour_for(version).era
+    except UnknownVersionError:
+        return version
+
+
+def _scoring_mode(case: CaseResult, actual: Sequence[Output]) -> Mode:
+    mode = case.mode if case.mode in MODES else "multiset"
+    if mode == "exact" and any(output.cause == UNKNOWN_CAUSE for output in actual):
+        return "multiset"
+    return mode  # type: ignore[return-value]
+
+
+def _score(case: CaseResult, behaviour: Behaviour) -> tuple[bool, int] | None:
+    """(matched, number of divergences) of the case's outputs against ``behaviour``; ``None`` when that era
+    has no such join."""
+    assert case.spec is not None and case.records is not None and case.actual is not None
+    if case.intended:
+        behaviour = behaviour_for(behaviour.era, intended=True)
+    try:
+        expected = run(case.spec, case.records, behaviour)
+    except OracleError:
+        return None
+    causes_known = all(output.cause != UNKNOWN_CAUSE for output in case.actual)
+    answer = Emitted(case.actual, causes_known=causes_known)
+    verdict = check(expected, answer, _scoring_mode(case, case.actual), timestamps=case.timestamps)
+    return verdict.status == "pass", len(verdict.divergences)
+
+
+def changed_flags(before: Behaviour, after: Behaviour) -> tuple[str, ...]:
+    """The behaviour flags whose value differs between two eras, in declaration order."""
+    return tuple(f.name for f in fields(Behaviour)
+                 if f.name != "era" and getattr(before, f.name) != getattr(after, f.name))
+
+
+def era_range_label(eras: Sequence[str]) -> str:
+    """``0.10.2-3.0`` (with an en dash) for a run of consecutive eras, named by their first versions;
+    ``3.1+`` when the run reaches the newest era, ``2.3`` for a single era."""
+    newest = ERA_VERSIONS[-1][0]
+    if eras[-1] == newest:
+        return f"{eras[0]}+"
+    return eras[0] if len(eras) == 1 else f"{eras[0]}\u2013{eras[-1]}"
+
+
+def _runs(best: set[str]) -> list[tuple[bool, list[int]]]:
+    """Consecutive eras grouped by whether they are among the best: (is_best, era indexes)."""
+    groups: list[tuple[bool, list[int]]] = []
+    for index, (era, _) in enumerate(ERA_VERSIONS):
+        inside = era in best
+        if groups and groups[-1][0] == inside:
+            groups[-1][1].append(index)
+        else:
+            groups.append((inside, [index]))
+    return groups
+
+
+def _ranges(scores: Sequence[EraScore], best: set[str]) -> tuple[EraRange, ...]:
+    groups = _runs(best)
+    ranges = []
+    for position, (inside, indexes) in enumerate(groups):
+        flags: list[str] = []
+        if not inside and position > 0:  # what changes where this run starts, after a best era
+            flags += changed_flags(ERA_VERSIONS[indexes[0] - 1][1], ERA_VERSIONS[indexes[0]][1])
+        if not inside and position + 1 < len(groups):  # ... and where it ends, before a best era
+            flags += changed_flags(ERA_VERSIONS[indexes[-1]][1], ERA_VERSIONS[indexes[-1] + 1][1])
+        label = era_range_label([ERA_VERSIONS[i][0] for i in indexes])
+        matched = max(scores[i].matched for i in indexes)
+        ranges.append(EraRange(label, inside, matched, tuple(dict.fromkeys(flags))))
+    return tuple(ranges)
+
+
+def _summary(verdict_of: str, cases: int, ranges: Sequence[EraRange]) -> str:
+    best = [r for r in ranges if r.best]
+    text = f"{verdict_of} matches {' and '.join(r.label for r in best)} ({best[0].matched}/{cases} cases)"
+    rejected = [f"{r.label} ({r.matched}/{cases}" + (f"; {', '.join(r.flags)})" if r.flags else ")")
+                for r in ranges if not r.best]
+    return text + (f"; not {', not '.join(rejected)}" if rejected else "")
+
+
+def _verdict(key: tuple[str, str, str, bool], cases: Sequence[CaseResult]) -> JoinVerdict:
+    join, variant, _, intended = key
+    tallies = []
+    for era, behaviour in ERA_VERSIONS:
+        results = [_score(case, behaviour) for case in cases]
+        applicable = [result for result in results if result is not None]
+        tallies.append(EraScore(era, sum(1 for ok, _ in applicable if ok),
+                                sum(n for _, n in applicable), len(applicable)))
+    scores = tuple(tallies)
+    top = max((s.matched, -s.divergences) for s in scores)
+    best = {s.era for s in scores if (s.matched, -s.divergences) == top}
+    asked = tuple(sorted({case.kafka for case in cases}))
+    ranges = _ranges(scores, best)
+    run_as = f"run as Kafka {', '.join(asked)}" + (", intended semantics" if intended else "")
+    summary = _summary(f"{variant} {join} join ({run_as})", len(cases), ranges)
+    ordered_best = tuple(era for era, _ in ERA_VERSIONS if era in best)
+    return JoinVerdict(join, variant, asked, intended, len(cases), scores, ordered_best, ranges, summary)
+
+
+def verdicts(cases: Iterable[CaseResult]) -> tuple[JoinVerdict, ...]:
+    """One verdict per join kind x variant x era the cases were run as (x intended), over the cases that
+    carry the candidate's outputs and their inputs; sorted, so the same cases give the same verdicts."""
+    groups: dict[tuple[str, str, str, bool], list[CaseResult]] = defaultdict(list)
+    for case in cases:
+        usable = case.actual is not None and case.spec is not None and case.records is not None
+        if usable and case.status in SCORED_STATUSES:
+            groups[(case.join, case.variant, _era_of(case.kafka), case.intended)].append(case)
+    return tuple(_verdict(key, groups[key]) for key in sorted(groups, key=_group_order))
+
+
+def _group_order(key: tuple[str, str, str, bool]) -> tuple[int, int, int, str, bool]:
+    join, variant, era, intended = key
+    eras = [name for name, _ in ERA_VERSIONS]
+    return (_index(JOIN_KINDS, join), _index(VARIANTS, variant), _index(eras, era), f"{join}/{variant}/{era}",
+            intended)
+
+
+def _index(items: Sequence[str], item: str) -> int:
+    return items.index(item) if item in items else len(items)

@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``nox -s lint``, ``nox -s bench``.
+"""Developer sessions: ``tests``, ``lint``, ``bench``, ``bench_harness``, ``bench_differential``.
 
 Sessions run in the environment nox itself runs from (no new virtualenv per session: the dependencies
 include PySpark, and a second copy would cost minutes and hundreds of megabytes). Run nox from the project's
@@ -19,7 +19,7 @@ nox.options.sessions = ["lint", "tests"]
 BIN = Path(sys.executable).parent
 """The scripts folder of the environment running nox (``pytest``, ``ruff``, ``kjoin`` live there)."""
 
-TEST_COMMAND = ("pytest", "conformance", "-n", "2")
+TEST_COMMAND = ("pytest", "conformance", "-n", "2", "--dist", "loadgroup", "--candidate", "spark-reference")
 """The README's test command (also what .ci/run runs)."""
 
 _NEEDED = ("oracle", "conformance.cli", "tabulate", "pytest", "xdist", "ruff")
@@ -60,3 +60,12 @@ def bench_harness(session: nox.Session) -> None:
     per scenario, on local Spark; prints the ratio (arguments go to the script, e.g. --per-scenario 0)."""
     _ensure_installed(session)
     session.run(sys.executable, "-m", "conformance.bench.harness_batching", *session.posargs, external=True)
+
+
+@nox.session
+def bench_differential(session: nox.Session) -> None:
+    """Generated scenarios checked per second: oracle alone and batched Spark (arguments go to the script)."""
+    _ensure_installed(session)
+    session.run(
+        sys.executable, "-m", "conformance.bench.differential_throughput", *session.posargs, external=True
+    )

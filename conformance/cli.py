@@ -1,7 +1,7 @@
 """The ``kjoin`` command line.
 
 Subcommands (argparse; ``run`` is in ``conformance/run_command.py``; ``report``, ``diff-versions``,
-``compare`` and ``run --report`` in ``reports/cli.py``):
+``compare`` and ``run --report`` in ``reports/cli.py``; ``fuzz`` in ``conformance/differential/command.py``):
 
 * ``kjoin oracle --jsonl [--intended]``: portable scenarios on stdin (one JSON object per line), one answer
   line per scenario on stdout: ``{"id": ..., "outputs": [...]}`` or ``{"id": ..., "error": "..."}``.
@@ -92,6 +92,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     add_report_commands(commands)
     add_report_option_to_run(commands)
+    from conformance.differential.command import add_fuzz_command  # kjoin fuzz (generative testing, issue 5)
+
+    add_fuzz_command(commands)
     return parser
 
 

@@ -225,8 +225,9 @@ JOIN_VARIANTS: dict[JoinKind, tuple[Variant, ...]] = {
 }
 """The variants Kafka offers per join kind (no outer stream-table or foreign-key join)."""
 
-_NULL_VALUE = st.integers(min_value=0, max_value=4).map(lambda n: n == 4)
-"""Whether a record's value is null: true for 1 of the 5 values; shrinks towards 0 = ``False`` (a value)."""
+_RARELY = st.integers(min_value=0, max_value=4).map(lambda n: n == 4)
+"""Whether a record gets a null value (or a null key): true for 1 of the 5 values; shrinks towards
+0 = ``False`` (a value)."""
 
 _WINDOW_APIS = ("time-difference", "legacy-of", "legacy-of-grace")
 
@@ -325,10 +326,10 @@ def join_histories(
     Record number ``i`` carries the value ``L<i>`` (left) or ``R<i>`` (right), so every output names the
     records it was computed from; a foreign-key join's left value is ``<fk>:L<i>`` with a foreign key
     ``f1..`` (or an empty one, a null foreign key, if ``null_foreign_keys``). 1 in 5 values is null if
-    ``null_values`` (a tombstone for a table). Each ts lies ``ts_offsets`` away from the largest ts so far
-    (never below 0): equal timestamps, out-of-order records and jumps that close windows. The history is a
-    list of independent steps (``st.lists`` grows it one step at a time), folded into records afterwards,
-    so the shrinker can delete any record.
+    ``null_values`` (a tombstone for a table), and 1 in 5 keys if ``null_keys``. Each ts lies ``ts_offsets``
+    away from the largest ts so far (never below 0): equal timestamps, out-of-order records and jumps that
+    close windows. The history is a list of independent steps (``st.lists`` grows it one step at a time),
+    folded into records afterwards, so the shrinker can delete any record.
 
     Shrinks towards the shortest history, then towards left records with key ``k1``, non-null values and
     equal timestamps.
@@ -339,16 +340,14 @@ def join_histories(
     _check_positive("max_keys", max_keys)
     offsets = ts_offsets(max_step=max_step, max_back=max_back, max_jump=max_jump)
     sides = st.sampled_from(SIDES)
-    side_keys = {
-        side: keys(max_keys=max_keys, null_keys=null_keys, prefix=_key_prefix(join, side)) for side in SIDES
-    }
+    side_keys = {side: keys(max_keys=max_keys, prefix=_key_prefix(join, side)) for side in SIDES}
     foreign_keys = keys(max_keys=max_keys, null_keys=null_foreign_keys, prefix="f")
 
     @st.composite
     def _step(draw: st.DrawFn) -> _Step:
         side = draw(sides)
-        key = draw(side_keys[side])
-        is_null = null_values and draw(_NULL_VALUE)
+        key = None if null_keys and draw(_RARELY) else draw(side_keys[side])
+        is_null = null_values and draw(_RARELY)
         foreign = draw(foreign_keys) if join == "fk" and side == "left" and not is_null else None
         return _Step(side, key, is_null, foreign or "", draw(offsets))
 
@@ -406,7 +405,8 @@ def join_scenarios(
     versioned table, at most its history). Null keys only where Kafka does not fail on them (not a left
     stream-stream join in 0.10.0, a table-table join in 0.10.x, or a stream-table left join with grace).
     Histories come from ``join_histories`` (``min_size`` to ``max_size`` records over ``max_keys`` keys per
-    side); time jumps reach one past the widest window plus grace, so windows close and records expire.
+    side); time jumps, forward and back, reach one past the widest window plus grace, so windows close,
+    records expire and late records land anywhere before the stream time.
 
     Shrinks towards the first offered variant, a zero-width window and unversioned tables, with the
     history shrinking as in ``join_histories``.
@@ -423,7 +423,7 @@ def join_scenarios(
     max_jump = max(2 * max_difference + max_grace + 1, 3)
     with_null_keys = {
         flag: join_histories(join, min_size=min_size, max_size=max_size, max_keys=max_keys, null_keys=flag,
-                             max_jump=max_jump)
+                             max_back=max_jump, max_jump=max_jump)
         for flag in (False, True)
     }
     join_window = join_windows(max_difference=max_difference, max_grace=max_grace,

@@ -9,7 +9,9 @@ data, for explaining a divergence).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Protocol
 
 from oracle.behaviour import Behaviour
@@ -62,9 +64,28 @@ def run(spec: JoinSpec, records: Iterable[Record], behaviour: Behaviour) -> list
     """All outputs of ``records`` piped in order through a fresh join, in emission order."""
     processor = processor_for(spec, behaviour)
     outputs: list[Output] = []
-    for index, record in enumerate(records):
-        outputs.extend(processor.process(index, record))
+    with _cyclic_gc_paused():
+        for index, record in enumerate(records):
+            outputs.extend(processor.process(index, record))
     return outputs
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while records run through a join, then re-enable it if it
+    was enabled before.
+
+    A join's state and outputs hold no reference cycles (tuples, lists and dicts of keys, values and
+    timestamps; only a processor that keeps one of its own bound methods is in a cycle, freed when the
+    collector runs again), so reference counting frees whatever a join drops, and the collector would only
+    scan the growing state, inputs and outputs over and over: 10-35% of a 100k-record run."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def run_traced(

@@ -35,7 +35,7 @@ from enum import Enum
 
 from oracle.behaviour import Behaviour
 from oracle.errors import UnsupportedJoinError
-from oracle.records import JoinSpec, Key, Output, Record, Value, foreign_key_of
+from oracle.records import JoinSpec, Key, Output, Record, Value, foreign_key_of, new_output
 from oracle.versioned import table_for
 
 __all__ = ["ForeignKeyJoin", "Instruction"]
@@ -292,9 +292,9 @@ class ForeignKeyJoin:
             if subscribers[pk] != current_value:
                 continue
             if deletes_inner or (right_value is None and current_value is None):
-                outputs.append(Output(pk, None, ts, index))
+                outputs.append(new_output((pk, None, ts, index)))
             else:
-                outputs.append(Output(pk, (current_value, right_value), ts, index))
+                outputs.append(new_output((pk, (current_value, right_value), ts, index)))
         return outputs
 
     # --- left side: responses ---------------------------------------------------------------------------
@@ -310,5 +310,5 @@ class ForeignKeyJoin:
         if hash_ != current_value:
             return None
         if right_value is None and (current_value is None or not self._is_left_join):
-            return Output(pk, None, ts, index)
-        return Output(pk, (current_value, right_value), ts, index)
+            return new_output((pk, None, ts, index))
+        return new_output((pk, (current_value, right_value), ts, index))

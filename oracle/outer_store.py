@@ -33,7 +33,13 @@ LEFT_SIDE = 1
 """Side byte of a held left record."""
 
 _Bucket = dict[Key, list[Value]]
-"""The keys one side holds at one timestamp, each with its values in insertion order."""
+"""The keys held at one slot, each with its values in insertion order."""
+
+
+def _slot(ts: int, side: int) -> int:
+    """``2 * ts + side byte``: one number that orders like the ``ts | side`` prefix of the serialized
+    store key (ts ascending, right before left); ``slot >> 1`` is the ts, ``slot & 1`` the side."""
+    return 2 * ts + side
 
 
 def outer_store_key_bytes(key: Key) -> bytes:
@@ -46,37 +52,36 @@ def outer_store_key_bytes(key: Key) -> bytes:
 
 
 class HeldRecords:
-    """The outer store, laid out by side and timestamp.
+    """The outer store, laid out by slot (``_slot(ts, side)``) and key.
 
-    ``times[side]`` is the sorted list of the timestamps that side holds records at, and ``at[side][ts]``
-    the keys it holds at ``ts`` with their values (``{key: [value, ...]}``). Store order is then: timestamps
-    ascending; at one timestamp the right side's keys before the left side's; within one side and
-    timestamp, keys by their bytes (sorted only when they are emitted). Keys are dict keys as they come, so
-    holding and releasing a record serialize nothing, and "a side's records below a timestamp" is a prefix
-    of its ``times``, found by bisection: a pass costs what it emits, not what is held. Read the fields;
-    change them only through the methods."""
+    ``slots[side]`` is the sorted list of the slots that side holds records at, and ``at[slot]`` the keys
+    held there with their values (``{key: [value, ...]}``). Store order is then: slots ascending (ts
+    ascending, at one ts right before left), and at one slot keys by their bytes (sorted only when emitted).
+    Keys are dict keys as they come, so holding and releasing a record serialize nothing, and "a side's
+    records below a timestamp" is a prefix of its ``slots``, found by bisection: a pass costs what it
+    emits, not what is held. Read the fields; change them only through the methods."""
 
-    __slots__ = ("at", "times")
+    __slots__ = ("at", "slots")
 
     def __init__(self) -> None:
-        self.times: tuple[list[int], list[int]] = ([], [])
-        self.at: tuple[dict[int, _Bucket], dict[int, _Bucket]] = ({}, {})
+        self.slots: tuple[list[int], list[int]] = ([], [])
+        self.at: dict[int, _Bucket] = {}
 
     def __len__(self) -> int:
         """The number of store keys ``(ts, side, key)`` held."""
-        return sum(len(bucket) for side in self.at for bucket in side.values())
+        return sum(len(bucket) for bucket in self.at.values())
 
     def hold(self, ts: int, side: int, key: Key, value: Value) -> None:
         """Append ``value`` to the list stored under ``(ts, side, key)`` (``ListValueStore#put``)."""
-        buckets = self.at[side]
-        bucket = buckets.get(ts)
+        slot = 2 * ts + side  # _slot(ts, side), inlined on the hot path
+        bucket = self.at.get(slot)
         if bucket is None:
-            buckets[ts] = {key: [value]}
-            times = self.times[side]
-            if not times or ts > times[-1]:
-                times.append(ts)
+            self.at[slot] = {key: [value]}
+            slots = self.slots[side]
+            if not slots or slot > slots[-1]:
+                slots.append(slot)
             else:
-                insort(times, ts)
+                insort(slots, slot)
             return
         values = bucket.get(key)
         if values is None:
@@ -87,87 +92,78 @@ class HeldRecords:
     def release(self, side: int, key: Key, partner_times: list[int]) -> None:
         """Each join match deletes the whole list under ``(partner ts, side, key)`` if there is one
         (``putIfAbsent(key, null)`` on the list store, SEMANTICS.md §1.7 step 4)."""
-        buckets = self.at[side]
+        at = self.at
         for ts in partner_times:
-            bucket = buckets.get(ts)
+            slot = 2 * ts + side
+            bucket = at.get(slot)
             if bucket is not None and bucket.pop(key, None) is not None and not bucket:
-                del buckets[ts]
-                times = self.times[side]
-                del times[bisect_left(times, ts)]
+                del at[slot]
+                slots = self.slots[side]
+                del slots[bisect_left(slots, slot)]
 
     def earliest_ts(self, side: int) -> int | None:
         """Timestamp of the first held record of ``side``, or ``None`` when that side holds nothing."""
-        times = self.times[side]
-        return times[0] if times else None
+        slots = self.slots[side]
+        return slots[0] >> 1 if slots else None
 
     def count_before(self, side: int, ts: int) -> int:
-        """How many of ``side``'s timestamps lie below ``ts`` (a prefix of ``times[side]``)."""
-        return bisect_left(self.times[side], ts)
-
-    def ordered_timestamps(self, right_count: int, left_count: int) -> list[tuple[int, int]]:
-        """``(ts, side)`` of the first ``right_count`` right and ``left_count`` left timestamps, in store
-        order (a merge of two sorted runs)."""
-        right, left = self.times
-        ordered = [(ts, RIGHT_SIDE) for ts in right[:right_count]]
-        ordered += [(ts, LEFT_SIDE) for ts in left[:left_count]]
-        ordered.sort()
-        return ordered
+        """How many of ``side``'s slots hold records with a timestamp below ``ts`` (a prefix of them)."""
+        return bisect_left(self.slots[side], _slot(ts, side))
 
     def emit_first(self, right_count: int, left_count: int, cause: int, outputs: list[Output]) -> None:
-        """Emit and delete the records at the first ``right_count`` right and ``left_count`` left timestamps,
-        in store order: each held value as ``joiner(v, null)`` / ``joiner(null, v)`` with its own ts
+        """Emit and delete the records at the first ``right_count`` right and ``left_count`` left slots, in
+        store order: each held value as ``joiner(v, null)`` / ``joiner(null, v)`` with its own ts
         (SEMANTICS.md §1.3), the values of one key in insertion order."""
-        emitted = self.ordered_timestamps(right_count, left_count)
-        right, left = self.times
+        right, left = self.slots
+        emitted = right[:right_count] + left[:left_count]
+        emitted.sort()  # a merge of two sorted runs
         del right[:right_count]
         del left[:left_count]
-        for ts, side in emitted:
-            bucket = self.at[side].pop(ts)
+        for slot in emitted:
+            ts, bucket = slot >> 1, self.at.pop(slot)
+            is_left = slot & 1 == LEFT_SIDE
             for key in bucket if len(bucket) == 1 else sorted(bucket, key=outer_store_key_bytes):
                 for value in bucket[key]:
-                    pair = (value, None) if side == LEFT_SIDE else (None, value)
-                    outputs.append(new_output((key, pair, ts, cause)))
+                    outputs.append(new_output((key, (value, None) if is_left else (None, value), ts, cause)))
 
     def ts_where_walk_stops_at_first_kept(self, right_count: int, left_count: int) -> int | None:
         """The ts of the record where a store-order walk that emits the records at the first ``right_count``
-        right and ``left_count`` left timestamps and breaks at the first record it keeps stops (3.1-3.7
-        pass): that first kept record, or the last record if it keeps none; ``None`` for an empty store."""
-        right, left = self.times
+        right and ``left_count`` left slots and breaks at the first record it keeps stops (3.1-3.7 pass):
+        that first kept record, or the last record if it keeps none; ``None`` for an empty store."""
+        right, left = self.slots
         first_kept = right[right_count : right_count + 1] + left[left_count : left_count + 1]
-        return min(first_kept) if first_kept else self._last_ts()
+        return min(first_kept) >> 1 if first_kept else self._last_ts()
 
     def ts_where_walk_stops_after_both_sides_kept(self, right_count: int, left_count: int) -> int | None:
         """The ts of the record where a store-order walk that emits the records at the first ``right_count``
-        right and ``left_count`` left timestamps and steps over the others stops (3.8+ pass): the store key
+        right and ``left_count`` left slots and steps over the others stops (3.8+ pass): the store key
         right after the later of the two sides' first kept keys, once it has seen both; the last key when
         nothing follows it or when a side keeps nothing; ``None`` for an empty store."""
-        right, left = self.times
+        right, left = self.slots
         if right_count == len(right) or left_count == len(left):
             return self._last_ts()
-        if right[right_count] > left[left_count]:  # the right one is later (at one ts it would come first)
-            side, ts, same_next = RIGHT_SIDE, right[right_count], right_count + 1
-            other, other_next = left, bisect_left(left, ts)  # left keys at ts follow it
-        else:
-            side, ts, same_next = LEFT_SIDE, left[left_count], left_count + 1
-            other, other_next = right, bisect_right(right, ts)  # right keys at ts precede it
-        if len(self.at[side][ts]) > 1:
-            return ts  # the next key of the same side and ts
-        same = self.times[side]
-        next_times = same[same_next : same_next + 1] + other[other_next : other_next + 1]
-        return min(next_times) if next_times else ts
+        later = max(right[right_count], left[left_count])
+        if len(self.at[later]) > 1:
+            return later >> 1  # the next key at the same slot
+        following = []  # the first slot after ``later`` on each side (slots of the two sides never tie)
+        for slots in self.slots:
+            at = bisect_right(slots, later)
+            if at < len(slots):
+                following.append(slots[at])
+        return min(following) >> 1 if following else later >> 1
 
     def _last_ts(self) -> int | None:
         """The ts of the last record in store order, ``None`` if nothing is held."""
-        last = [times[-1] for times in self.times if times]
-        return max(last) if last else None
+        last = [slots[-1] for slots in self.slots if slots]
+        return max(last) >> 1 if last else None
 
     def snapshot(self) -> list[list[object]]:
         """``[ts, side, key, value]`` per held value, in store order."""
         return [
-            [ts, "left" if side == LEFT_SIDE else "right", key, value]
-            for ts, side in self.ordered_timestamps(len(self.times[RIGHT_SIDE]), len(self.times[LEFT_SIDE]))
-            for key in sorted(self.at[side][ts], key=outer_store_key_bytes)
-            for value in self.at[side][ts][key]
+            [slot >> 1, "left" if slot & 1 == LEFT_SIDE else "right", key, value]
+            for slot in sorted(self.at)
+            for key in sorted(self.at[slot], key=outer_store_key_bytes)
+            for value in self.at[slot][key]
         ]
 
 

@@ -109,23 +109,20 @@ class StreamStreamJoin:
         ``joiner(v, null)`` at once or holds it (§1.6, §1.7 step 5)."""
         processor = self._left if record.side == "left" else self._right
         key, value, ts = record.key, record.value, record.ts
-        buffer = self._buffer
-        if buffer is not None and self._time_before_null_checks and ts > buffer.stream_time:
-            buffer.stream_time = ts  # step 1, 3.7+: even records dropped below advance stream time
-        if key is None:
-            return self._null_key_record(processor, value, ts, index)
-        if value is None and not self._null_values_joined:
-            return self._drop_null_value(processor, key, ts)
+        if key is None or (value is None and not self._null_values_joined):
+            return self._null_record(processor, key, value, ts, index)
         outputs: list[Output] = []
-        if buffer is not None:
-            if ts > buffer.stream_time:
-                buffer.stream_time = ts
-            if ts == buffer.stream_time:  # step 3: only an in-order record, before its own results
-                buffer.emit_closed(processor.is_left, index, outputs)
+        buffer = self._buffer
+        if buffer is not None and ts >= buffer.stream_time:
+            # Steps 1 and 3: stream time follows the record, and an in-order record (ts == streamTime) runs
+            # the emission pass before its own results.
+            buffer.stream_time = ts
+            buffer.emit_closed(processor.is_left, index, outputs)
         other_store = processor.other_store
         if other_store is not None:
-            time_to = ts + processor.join_after  # = max(0, ts + joinAfter): timestamps are never negative
-            times, values, start, end = other_store.fetch(key, max(0, ts - processor.join_before), time_to)
+            # Kafka clamps both bounds at 0, which changes nothing here: timestamps are never negative.
+            time_to = ts + processor.join_after
+            times, values, start, end = other_store.fetch(key, ts - processor.join_before, time_to)
             if start < end:
                 if buffer is not None:  # step 4: held partners are not emitted as non-joined
                     buffer.held.release(processor.other_side, key, times[start:end])
@@ -146,6 +143,19 @@ class StreamStreamJoin:
         if own_store is not None:
             own_store.put(key, value, ts)
         return outputs
+
+    def _null_record(
+        self, processor: _Processor, key: Key, value: Value, ts: int, index: int
+    ) -> list[Output]:
+        """A record with a null key, or a null value the era does not join (SEMANTICS.md §1.4). From 3.7 it
+        still advances the shared stream time (§1.7 step 1 comes before the null checks), but it never runs
+        an emission pass itself."""
+        buffer = self._buffer
+        if buffer is not None and self._time_before_null_checks and ts > buffer.stream_time:
+            buffer.stream_time = ts
+        if key is None:
+            return self._null_key_record(processor, value, ts, index)
+        return self._drop_null_value(processor, key, ts)
 
     def _null_key_record(self, processor: _Processor, value: Value, ts: int, index: int) -> list[Output]:
         """A null-key record is never stored (SEMANTICS.md §1.4). 0.10.0's left join fails on a left one;

@@ -21,7 +21,7 @@ import heapq
 
 from oracle.behaviour import Behaviour
 from oracle.errors import UnsupportedJoinError
-from oracle.records import JoinSpec, Key, Output, Record
+from oracle.records import JoinSpec, Key, Output, Record, new_output
 from oracle.versioned import PlainTable, VersionedTable
 
 __all__ = ["StreamTableJoin"]
@@ -85,7 +85,7 @@ class StreamTableJoin:
         found = None if record.key is None else self._table_value_for(record.key, record.ts)
         if found is None and not self._is_left_join:
             return None
-        return Output(record.key, (record.value, None if found is None else found[0]), record.ts, index)
+        return new_output((record.key, (record.value, None if found is None else found[0]), record.ts, index))
 
     def _table_value_for(self, key: Key, stream_ts: int) -> tuple[str, int] | None:
         """Versioned table (3.5+, KIP-914): the version valid at the stream record's ts (§3a); otherwise the

@@ -22,7 +22,7 @@ from enum import Enum
 
 from oracle.behaviour import Behaviour
 from oracle.errors import UnsupportedJoinError
-from oracle.records import JoinSpec, Output, Record, Side, Value, Variant
+from oracle.records import JoinSpec, Output, Record, Side, Value, Variant, new_output
 from oracle.versioned import PlainTable, VersionedTable, table_for
 
 __all__ = ["TableTableJoin"]
@@ -98,7 +98,7 @@ class TableTableJoin:
                 ts = other[1]
         if result is _NOTHING:
             return []
-        return [Output(key, result, ts, index)]
+        return [new_output((key, result, ts, index))]
 
     def snapshot(self) -> dict[str, object]:
         """Both tables' contents (versions and observed stream time for a versioned side)."""

@@ -126,16 +126,18 @@ class JoinWindowStore:
             return
         if ts > self.observed_time:
             self.observed_time = ts
-            self.min_live_ts = self._min_live_for(ts)
-        if ts < self.min_live_ts:  # even a new observed time: a zero retention keeps nothing
+            self.min_live_ts = live = self._min_live_for(ts)
+        else:
+            live = self.min_live_ts
+        if ts < live:  # even at a new observed time: a zero retention keeps nothing
             return
         entry = self._records.get(key)
         if entry is None:
             self._records[key] = ([ts], [value])
             return
         times, values = entry
-        if times[0] < self.min_live_ts:
-            expired = bisect_left(times, self.min_live_ts)
+        if times[0] < live:
+            expired = bisect_left(times, live)
             del times[:expired]
             del values[:expired]
         if not times or ts >= times[-1]:

@@ -49,9 +49,6 @@ pre {{ background: #f6f8fa; padding: .5em; overflow-x: auto; white-space: pre-wr
 .legend .m-order {{ background: #fff1c2; }}
 .controls {{ margin: .5em 0; }} .controls input, .controls select {{ margin-right: .6em; }}
 td.best {{ background: #dafbe1; font-weight: bold; }}
-#rows {{ table-layout: fixed; width: 100%; }}
-#rows td {{ overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }}
-#rows th:first-child {{ width: 45%; }}
 td.na {{ color: #8c959f; }}
 """
 

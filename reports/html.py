@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 
 from reports.assets import FILTER_SCRIPT, STYLE
 
-__all__ = ["attr", "element", "link", "page", "safe_name", "status_badge", "table", "text"]
+__all__ = ["attr", "element", "page", "safe_name", "status_badge", "table", "text"]
 
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -36,11 +36,6 @@ def element(tag: str, content: str = "", attrs: Mapping[str, object] | None = No
     """``<tag attrs>content</tag>``: ``content`` is already-built HTML, attribute values are escaped."""
     rendered = "".join(attr(name, value) for name, value in (attrs or {}).items() if value is not None)
     return f"<{tag}{rendered}>{content}</{tag}>"
-
-
-def link(href: str, label: str) -> str:
-    """A link to one of the report's own pages (``href`` built from ``safe_name``), label escaped."""
-    return element("a", text(label), {"href": href})
 
 
 def safe_name(value: str, *, limit: int = 60) -> str:

@@ -1,1 +1,30 @@
-"""Generative differential testing: draw scenarios, check a candidate, shrink and keep what fails."""
+"""Generative differential testing: draw scenarios, check a candidate, shrink and keep what fails.
+
+``generate`` draws scenarios from the hypothesis strategies, ``fuzz`` checks a candidate on them (one call per
+join kind) and shrinks failures with ``shrink`` (one call per round), ``regressions`` saves and reads the
+minimal scenarios, ``command`` is ``kjoin fuzz``, ``profiles`` holds the CI and nightly settings.
+"""
+
+from conformance.differential.fuzz import Counterexample, FuzzReport, fuzz
+from conformance.differential.generate import Generated, draw_examples, generate_cases
+from conformance.differential.profiles import PROFILES, FuzzProfile, profile_named
+from conformance.differential.regressions import Regression, read_regressions, write_regression
+from conformance.differential.shrink import Shrunk, reductions, shrink
+
+__all__ = [
+    "PROFILES",
+    "Counterexample",
+    "FuzzProfile",
+    "FuzzReport",
+    "Generated",
+    "Regression",
+    "Shrunk",
+    "draw_examples",
+    "fuzz",
+    "generate_cases",
+    "profile_named",
+    "read_regressions",
+    "reductions",
+    "shrink",
+    "write_regression",
+]

@@ -24,6 +24,7 @@ from conformance.differential.profiles import PROFILES, FuzzProfile
 from conformance.differential.shrink import Evaluate, Shrunk, complexity, shrink
 from conformance.harness.cases import Case
 from conformance.harness.outcomes import CaseOutcome, HarnessRun
+from oracle.behaviour import parse_version
 from oracle.records import JOIN_KINDS, JoinKind
 
 if TYPE_CHECKING:
@@ -91,12 +92,12 @@ def fuzz(
     intended: bool = False,
     shrink_failures: int | None = None,
 ) -> FuzzReport:
-    """Fuzz ``candidate`` as Kafka ``kafka`` (default: the first version it claims) with ``seed`` (default:
+    """Fuzz ``candidate`` as Kafka ``kafka`` (default: the newest version it claims) with ``seed`` (default:
     the profile's). ``joins`` narrows the claimed join kinds; ``examples`` and ``shrink_failures`` override
     the profile's. ``spark`` is called at most once, when the candidate first runs."""
     started = time.perf_counter()
     claim = candidate.claim
-    version = kafka or claim.kafka[0]
+    version = kafka or max(claim.kafka, key=parse_version)
     chosen_seed = profile.seed if seed is None else seed
     wanted = [join for join in JOIN_KINDS if join in claim.joins and (joins is None or join in joins)]
     generated = tuple(

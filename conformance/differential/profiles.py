@@ -56,7 +56,7 @@ class FuzzProfile:
 PROFILES: dict[str, FuzzProfile] = {
     "ci": FuzzProfile(
         name="ci", examples=150, max_size=8, max_keys=2, shrink_failures=1, shrink_rounds=10,
-        round_reductions=400, property_examples=60, seed=20240601,
+        round_reductions=400, property_examples=30, seed=20240601,
     ),
     "deep": FuzzProfile(
         name="deep", examples=2000, max_size=14, max_keys=3, shrink_failures=5, shrink_rounds=40,

@@ -88,6 +88,10 @@ def scenario_json(case: Case) -> dict[str, Any]:
     return line
 
 
+def _records(count: int) -> str:
+    return f"{count} record" + ("" if count == 1 else "s")
+
+
 def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "candidate"
 
@@ -112,7 +116,7 @@ def regression_line(
     what = f"{first.kind}{where}" if first is not None else "a difference"
     line: dict[str, Any] = {
         "id": scenario_id,
-        "description": f"{case.join} {case.variant} join, {len(case.records)} records: {candidate} shows "
+        "description": f"{case.join} {case.variant} join, {_records(len(case.records))}: {candidate} shows "
                        f"{what} (generated, shrunk)",
         **portable,
         "expected": [output_to_json(output) for output in expected_outputs(case)],

@@ -12,8 +12,12 @@ Reductions, smallest first:
 * record subsets: every subset of one to three records (a failure seldom needs more), and every subset
   without one or two records; relative order is kept;
 * the specification: narrower windows and grace, a shorter history retention, fewer or no versioned sides;
-* the records: earlier timestamps (to 0, halved, one less, all shifted down, ranks), fewer keys (a key
-  replaced by the first one), keys and values renamed in order of appearance (``k1, k2``; ``L0, R1``).
+* the records: earlier timestamps (0 to 7, halved, one less, another record's, all shifted down, ranks),
+  fewer keys (a key replaced by the first one), keys and values renamed in order of appearance
+  (``k1, k2``; ``L0, R1``);
+* for scenarios of up to three records, every pair of the changes above (a window edge often moves only
+  together with a timestamp), and the previous round's best combined with the other changes that kept the
+  failure then (independent simplifications need not take a round each).
 
 "Still fails" means the candidate's outcome is ``fail`` (a declared difference does not count), whatever the
 divergence: the smallest failing scenario is what a user needs first.
@@ -23,11 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import combinations
 
 from conformance.harness.cases import Case, case_id
 from conformance.harness.outcomes import CaseOutcome
-from oracle.records import JoinSpec, Key, Record, Versioning
+from oracle.records import Key, Record
 
 __all__ = ["Evaluate", "Shrunk", "complexity", "reductions", "shrink"]
 
@@ -67,44 +72,104 @@ def complexity(case: Case) -> tuple[int, ...]:
 def reductions(case: Case, *, limit: int) -> list[Case]:
     """Distinct smaller variants of ``case`` (at most ``limit``), in ``complexity`` order. Their ids are
     made unique by the caller."""
+    return [reduced for _, reduced in _reductions(case, limit=limit)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """One reduction: which part of the scenario it changes (``records`` for a subset; ``window.before``,
+    ``ts#3``, ``key k2``, ...) and how. Changes of different parts of a scenario with the same records can
+    be applied one after the other, which is how a round combines what the previous one found."""
+
+    part: str
+    apply: Callable[[Case], Case]
+
+
+def _reductions(case: Case, *, limit: int, extra: Sequence[Case] = ()) -> list[tuple[_Change | None, Case]]:
+    """``(change, reduced case)`` pairs: ``extra`` cases (no change of their own) and the changes of
+    ``case``, distinct, strictly less complex than ``case``, in ``complexity`` order, at most ``limit``."""
     own = complexity(case)
     seen = {(case.spec, case.records)}
-    found: list[Case] = []
-    for candidate in _all_reductions(case):
-        content = (candidate.spec, candidate.records)
-        if content in seen or complexity(candidate) >= own:
+    found: list[tuple[_Change | None, Case]] = []
+    changes = list(_changes(case))
+    if len(case.records) <= _SMALL_SUBSETS:
+        changes += _pairs_of(changes)
+    options = [(None, reduced) for reduced in extra] + [(c, c.apply(case)) for c in changes]
+    for change, reduced in options:
+        content = (reduced.spec, reduced.records)
+        if content in seen or complexity(reduced) >= own:
             continue
         seen.add(content)
-        found.append(candidate)
-    found.sort(key=complexity)
+        found.append((change, reduced))
+    found.sort(key=lambda pair: complexity(pair[1]))
     return found[:limit]
+
+
+def _pairs_of(changes: Sequence[_Change]) -> list[_Change]:
+    """Every two changes of different parts (not record subsets) applied one after the other: a small
+    scenario often shrinks only when two parts shrink together (a narrower window and an earlier ts)."""
+    single = [change for change in changes if change.part != "records"]
+    return [
+        _Change(f"{first.part}+{second.part}", partial(_both, first, second))
+        for first, second in combinations(single, 2)
+        if first.part != second.part
+    ]
+
+
+def _both(first: _Change, second: _Change, case: Case) -> Case:
+    return second.apply(first.apply(case))
+
+
+def _combined(best: Case, changes: Sequence[_Change]) -> Case:
+    """``best`` with every other change that also kept the failure applied on top, one per part."""
+    combined, parts = best, set()
+    for change in changes:
+        if change.part == "records" or change.part in parts:
+            continue
+        candidate = change.apply(combined)
+        if len(candidate.records) == len(combined.records) and complexity(candidate) < complexity(combined):
+            combined = candidate
+            parts.add(change.part)
+    return combined
 
 
 def shrink(
     failing: Sequence[CaseOutcome], evaluate: Evaluate, *, rounds: int, limit: int
 ) -> list[Shrunk]:
-    """Shrink every failing outcome, all of them together: each round is one ``evaluate`` call."""
+    """Shrink every failing outcome, all of them together: each round is one ``evaluate`` call.
+
+    Each round also tries the round's best reduction combined with the other reductions of the previous
+    round that kept the failure (one per part of the scenario), so independent simplifications (a narrower
+    window, an earlier ts, fewer keys) need not take one round each."""
     current = list(failing)
     progress = [0] * len(current)
+    helpers: list[list[_Change]] = [[] for _ in current]
     active = set(range(len(current)))
     for number in range(1, rounds + 1):
         batch: list[Case] = []
-        tried: dict[int, list[Case]] = {}
+        tried: dict[int, list[tuple[_Change | None, Case]]] = {}
         for which in sorted(active):
-            named = [_named(c, current[which].case, number, i)
-                     for i, c in enumerate(reductions(current[which].case, limit=limit))]
-            tried[which] = named
-            batch.extend(named)
+            case = current[which].case
+            extra = [_combined(case, helpers[which])] if helpers[which] else []
+            pairs = _reductions(case, limit=limit, extra=extra)
+            tried[which] = [(change, _named(reduced, case, number, i))
+                            for i, (change, reduced) in enumerate(pairs)]
+            batch.extend(named for _, named in tried[which])
         if not batch:
             break
         outcomes = evaluate(batch)
-        for which, named in tried.items():
-            failing_now = [outcomes[c.id] for c in named if outcomes[c.id].status == "fail"]
-            if failing_now:
-                current[which] = min(failing_now, key=lambda outcome: complexity(outcome.case))
-                progress[which] += 1
-            else:
+        for which, pairs in tried.items():
+            kept = [(change, outcomes[named.id]) for change, named in pairs
+                    if outcomes[named.id].status == "fail"]
+            if not kept:
                 active.discard(which)
+                continue
+            best_change, best = min(kept, key=lambda pair: complexity(pair[1].case))
+            current[which] = best
+            progress[which] += 1
+            same_records = best_change is None or best_change.part != "records"
+            helpers[which] = [change for change, _ in kept
+                              if same_records and change is not None and change is not best_change]
         if not active:
             break
     return [Shrunk(original, minimal, steps)
@@ -119,69 +184,101 @@ def _named(reduced: Case, base: Case, round_number: int, index: int) -> Case:
                                                           reduced.intended))
 
 
-def _all_reductions(case: Case) -> Iterator[Case]:
+def _changes(case: Case) -> Iterator[_Change]:
     yield from _record_subsets(case)
-    for spec_change in _spec_reductions(case):
-        yield replace(case, spec=spec_change)
-    for records in _record_reductions(case):
-        yield replace(case, records=records)
+    yield from _spec_changes(case)
+    yield from _record_changes(case)
 
 
-def _record_subsets(case: Case) -> Iterator[Case]:
+def _record_subsets(case: Case) -> Iterator[_Change]:
     """Subsets of one to ``_SMALL_SUBSETS`` records, and subsets without one or two records."""
     count = len(case.records)
     sizes = sorted({*range(1, min(_SMALL_SUBSETS, count - 1) + 1), *range(max(count - 2, 1), count)})
     for size in sizes:
         for kept in combinations(range(count), size):
-            yield replace(case, records=tuple(case.records[i] for i in kept))
+            yield _Change("records", partial(_keep, kept))
+
+
+def _keep(kept: tuple[int, ...], case: Case) -> Case:
+    return replace(case, records=tuple(case.records[i] for i in kept if i < len(case.records)))
 
 
 def _smaller(value: int) -> list[int]:
-    """0, half and one less: the values a size or timestamp shrinks to."""
-    return sorted({0, value // 2, value - 1} - {value}) if value > 0 else []
+    """The values a size or timestamp shrinks to: 0 to 7, half and one less (all below ``value``)."""
+    return sorted({*range(min(value, 8)), value // 2, value - 1} - {value}) if value > 0 else []
 
 
-def _spec_reductions(case: Case) -> Iterator[JoinSpec]:
+def _spec_changes(case: Case) -> Iterator[_Change]:
     spec = case.spec
     window = spec.window
     if window is not None:
-        for smaller in _smaller(window.before):
-            yield replace(spec, window=replace(window, before=smaller))
-        for smaller in _smaller(window.after):
-            yield replace(spec, window=replace(window, after=smaller))
-        if window.grace is not None:
-            for smaller in _smaller(window.grace):
-                yield replace(spec, window=replace(window, grace=smaller))
+        for part in ("before", "after", "grace"):
+            current = getattr(window, part)
+            for smaller in _smaller(current or 0):
+                yield _Change(f"window.{part}", partial(_with_window, {part: smaller}))
         if window.legacy:
-            yield replace(spec, window=replace(window, legacy=False))
+            yield _Change("window.legacy", partial(_with_window, {"legacy": False}))
         if spec.join == "stream-table":
-            yield replace(spec, window=None)
+            yield _Change("window", partial(_with_spec, {"window": None}))
     versioned = spec.versioned
     if versioned is not None:
-        yield replace(spec, versioned=None)
+        yield _Change("versioned", partial(_with_spec, {"versioned": None}))
         for smaller in _smaller(versioned.history_ms):
-            yield replace(spec, versioned=replace(versioned, history_ms=smaller))
+            yield _Change("versioned.history", partial(_with_versioned, {"history_ms": smaller}))
         if versioned.left and versioned.right:
-            yield replace(spec, versioned=Versioning(left=False, right=True, history_ms=versioned.history_ms))
-            yield replace(spec, versioned=Versioning(left=True, right=False, history_ms=versioned.history_ms))
+            yield _Change("versioned.sides", partial(_with_versioned, {"left": False}))
+            yield _Change("versioned.sides", partial(_with_versioned, {"right": False}))
 
 
-def _record_reductions(case: Case) -> Iterator[tuple[Record, ...]]:
+def _with_spec(changes: dict[str, object], case: Case) -> Case:
+    return replace(case, spec=replace(case.spec, **changes))  # type: ignore[arg-type]
+
+
+def _with_window(changes: dict[str, object], case: Case) -> Case:
+    window = case.spec.window
+    if window is None or (changes.get("grace") is not None and window.grace is None):
+        return case
+    return replace(case, spec=replace(case.spec, window=replace(window, **changes)))  # type: ignore[arg-type]
+
+
+def _with_versioned(changes: dict[str, object], case: Case) -> Case:
+    versioned = case.spec.versioned
+    if versioned is None:
+        return case
+    return replace(case, spec=replace(case.spec, versioned=replace(versioned, **changes)))  # type: ignore[arg-type]
+
+
+def _record_changes(case: Case) -> Iterator[_Change]:
     records = case.records
+    others = {record.ts for record in records}
     for index, record in enumerate(records):
-        for smaller in _smaller(record.ts):
-            yield _with(records, index, replace(record, ts=smaller))
-        if index and records[index - 1].ts < record.ts:
-            yield _with(records, index, replace(record, ts=records[index - 1].ts))
-    lowest = min((record.ts for record in records), default=0)
-    if lowest:
-        yield tuple(replace(record, ts=record.ts - lowest) for record in records)
-    ranks = {ts: rank for rank, ts in enumerate(sorted({record.ts for record in records}))}
-    yield tuple(replace(record, ts=ranks[record.ts]) for record in records)
+        for smaller in sorted(set(_smaller(record.ts)) | {ts for ts in others if ts < record.ts}):
+            yield _Change(f"ts#{index}", partial(_with_ts, index, smaller))
+    yield _Change("ts", _shifted_down)
+    yield _Change("ts", _ranked)
     first = {prefix: f"{prefix}1" for prefix in ("k", "p", "f")}
     for key in sorted({r.key for r in records if isinstance(r.key, str)} - set(first.values())):
-        yield _rename_keys(case, {key: first.get(key[:1], key)})
-    yield _renamed(case).records
+        mapping = {key: first.get(key[:1], key)}
+        yield _Change(f"key {key}", lambda c, mapping=mapping: replace(c, records=_rename_keys(c, mapping)))
+    yield _Change("names", _renamed)
+
+
+def _with_ts(index: int, ts: int, case: Case) -> Case:
+    if index >= len(case.records):
+        return case
+    return replace(case, records=_with(case.records, index, replace(case.records[index], ts=ts)))
+
+
+def _shifted_down(case: Case) -> Case:
+    """Every ts less the smallest one."""
+    lowest = min((record.ts for record in case.records), default=0)
+    return replace(case, records=tuple(replace(r, ts=r.ts - lowest) for r in case.records))
+
+
+def _ranked(case: Case) -> Case:
+    """Every ts replaced by its rank among the distinct timestamps (order and equality kept)."""
+    ranks = {ts: rank for rank, ts in enumerate(sorted({record.ts for record in case.records}))}
+    return replace(case, records=tuple(replace(r, ts=ranks[r.ts]) for r in case.records))
 
 
 def _with(records: tuple[Record, ...], index: int, record: Record) -> tuple[Record, ...]:

@@ -39,6 +39,7 @@ __all__ = [
     "HarnessRun",
     "OutcomeStatus",
     "resolve_mode",
+    "status_of",
 ]
 
 Equivalence = Literal["auto", "exact", "key-order", "multiset", "table"]
@@ -152,7 +153,7 @@ class HarnessRun:
         mode = resolve_mode(self.equivalence, case, answer)
         verdict = check(expected, answer, mode, timestamps=case.timestamps)
         declared = self.declared_for(case)
-        status = _status(verdict, answer, declared)
+        status = status_of(verdict, answer, declared)
         reason = verdict.reason if status == "unknown" else (declared.reason if declared else "")
         return CaseOutcome(case, status, mode, verdict, expected, answer, reason, declared)
 
@@ -178,7 +179,9 @@ class HarnessRun:
         self.batches.append(BatchRecord(join, len(batch), jobs, time.perf_counter() - started))
 
 
-def _status(verdict: Verdict, answer: Answer, declared: DeclaredDifference | None) -> OutcomeStatus:
+def status_of(verdict: Verdict, answer: Answer, declared: DeclaredDifference | None) -> OutcomeStatus:
+    """A checked case's status: a declared difference turns a failure into ``declared`` (never a
+    candidate error) and a strict one turns a pass into ``unexpected-pass``."""
     if verdict.status == "unknown":
         return "unknown"
     if isinstance(answer, CandidateFailure) or declared is None:

@@ -29,7 +29,7 @@ from conformance.harness.spark_session import resolve_master, start_session
 __all__ = ["PytestRun", "configure"]
 
 
-@dataclass
+@dataclass(eq=False)  # a plugin object: pluggy hashes it by identity
 class PytestRun:
     """A candidate run inside pytest: settings, the harness, and the case results seen so far.
 

@@ -1,10 +1,10 @@
 """Candidates with planted bugs: test fixtures for the differential tests ONLY, never products.
 
-Each one is a thin Spark candidate: it groups the input records by scenario and, inside the Spark job
-(``applyInPandas``), runs the oracle with a perturbed specification or ``Behaviour`` (or drops some of its
-outputs). So it agrees with Kafka everywhere except where its bug shows, and it answers in one Spark job per
-call, like a real candidate. Each claims the join kinds where its bug lives, for Kafka 3.9, and reports
-``idx``. The bugs are the ones real ports of Kafka Streams joins get wrong:
+Each one is a thin Spark candidate: inside one Spark job (``mapInPandas`` over a single partition) it
+groups the input records by scenario and runs the oracle with a perturbed specification or ``Behaviour``
+(or drops some of its outputs). So it agrees with Kafka everywhere except where its bug shows, and answers
+in one Spark job per call, like a real candidate. Each claims the join kinds where its bug lives, for
+Kafka 3.9, and reports ``idx``. The bugs are the ones real ports of Kafka Streams joins get wrong:
 
 * ``window-off-by-one``: stream-stream windows reach one millisecond past ``after``;
 * ``grace-ignored``: held left/outer records close without waiting for the grace period
@@ -18,7 +18,7 @@ call, like a real candidate. Each claims the join kinds where its bug lives, for
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["PLANTED", "PlantedBug", "planted"]
+__all__ = ["PLANTED", "PlantedBug", "bugged_run", "null_keys_dropped", "planted", "trigger_ts"]
 
 _OUTPUT = "scenario_id string, key string, left string, right string, tombstone boolean, ts long, idx long"
 _COLUMNS = ["scenario_id", "key", "left", "right", "tombstone", "ts", "idx"]
@@ -94,8 +94,9 @@ class PlantedBug:
     declared_differences: tuple[DeclaredDifference, ...] = ()
 
     def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
-        rows = inputs.join(specs, "scenario_id")
-        return rows.groupBy("scenario_id").applyInPandas(partial(_planted_outputs, self.bug), _OUTPUT)
+        # one partition, no shuffle: a fixture's batches are small, and one task keeps its Spark job short
+        rows = inputs.join(specs, "scenario_id").coalesce(1)
+        return rows.mapInPandas(partial(_planted_batches, self.bug), _OUTPUT)
 
 
 PLANTED: dict[str, PlantedBug] = {
@@ -112,9 +113,28 @@ PLANTED: dict[str, PlantedBug] = {
 """The planted-bug candidates by name."""
 
 
+def bugged_run(bug: str, spec: JoinSpec, records: Sequence[Record], behaviour: Behaviour) -> list[Output]:
+    """What the candidate with the planted ``bug`` emits: the oracle under the bug's perturbation."""
+    spec, behaviour = _PERTURBATIONS[bug](spec, behaviour)
+    outputs = run(spec, records, behaviour)
+    if bug == "tombstone-dropped":
+        outputs = [output for output in outputs if output.value is not None]
+    return outputs
+
+
 def planted(name: str) -> PlantedBug:
     """The planted-bug candidate called ``name``."""
     return PLANTED[name]
+
+
+def null_keys_dropped() -> PlantedBug:
+    """Zero-argument factory: ``--candidate conformance.tests.planted_bugs:null_keys_dropped``."""
+    return PLANTED["null-keys-dropped"]
+
+
+def trigger_ts() -> PlantedBug:
+    """Zero-argument factory (see ``null_keys_dropped``)."""
+    return PLANTED["trigger-ts"]
 
 
 def _text(value: Any) -> str | None:
@@ -145,6 +165,15 @@ def _spec(row: Any) -> JoinSpec:
                     versioned=versioned, fk_extractor=row["fk_extractor"])
 
 
+def _planted_batches(bug: str, batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """All scenarios of the partition (runs on a Spark worker), one output frame per scenario."""
+    import pandas as pd
+
+    frame = pd.concat(list(batches), ignore_index=True)
+    for _, scenario in frame.groupby("scenario_id", sort=True):
+        yield _planted_outputs(bug, scenario)
+
+
 def _planted_outputs(bug: str, frame: pd.DataFrame) -> pd.DataFrame:
     """One scenario's outputs (runs on a Spark worker): the oracle under the bug's perturbation."""
     import pandas as pd
@@ -152,12 +181,9 @@ def _planted_outputs(bug: str, frame: pd.DataFrame) -> pd.DataFrame:
     ordered = frame.sort_values("idx")
     first = ordered.iloc[0]
     behaviour = behaviour_for(str(first["kafka"]), intended=bool(first["intended"]))
-    spec, behaviour = _PERTURBATIONS[bug](_spec(first), behaviour)
     records = [Record(side=row["side"], key=_text(row["key"]), value=_text(row["value"]), ts=int(row["ts"]))
                for _, row in ordered.iterrows()]
-    outputs: list[Output] = run(spec, records, behaviour)
-    if bug == "tombstone-dropped":
-        outputs = [output for output in outputs if output.value is not None]
+    outputs = bugged_run(bug, _spec(first), records, behaviour)
     scenario = str(first["scenario_id"])
     rows = [
         (scenario, None if o.key is None else str(o.key), *(o.value or (None, None)), o.value is None, o.ts,

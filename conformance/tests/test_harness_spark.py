@@ -18,7 +18,7 @@ from conformance.checker import CandidateFailure, Emitted
 from conformance.cli import main
 from conformance.harness.batching import OutputSchemaError, run_batch, validated_output
 from conformance.harness.cases import Case, load_cases
-from conformance.harness.outcomes import CaseOutcome, HarnessRun
+from conformance.harness.outcomes import CaseOutcome, HarnessRun, status_of
 from conformance.harness.spark_session import jobs_started, start_session
 from conformance.tests import fixture_candidates
 from conformance.tests.harness_scenarios import write_scenarios
@@ -152,18 +152,22 @@ def test_spark_native_shows_its_declared_differences(native_outcomes: dict[str, 
 
 
 def test_spark_native_fails_a_difference_that_is_not_declared(
-    spark: SparkSession, cases: tuple[Case, ...]
+    native_outcomes: dict[str, CaseOutcome]
 ) -> None:
-    undeclared = replace(SparkNative(), declared_differences=())
-    legacy = [case for case in cases if case.scenario == "small-ss-left-legacy"]
-    assert outcomes_of(undeclared, spark, tuple(legacy))["small-ss-left-legacy"].status == "fail"
+    legacy = native_outcomes["small-ss-left-legacy"]
+    assert legacy.verdict is not None and legacy.answer is not None and legacy.declared is not None
+    assert status_of(legacy.verdict, legacy.answer, None) == "fail"
+    strict = replace(legacy.declared, strict=True)
+    passing = native_outcomes["small-ss-inner"]
+    assert passing.verdict is not None and passing.answer is not None
+    assert status_of(passing.verdict, passing.answer, strict) == "unexpected-pass"
 
 
 def test_pytest_plugin_fails_a_wrong_candidate_with_a_readable_diff(
     pytester: pytest.Pytester, scenario_file: Path
 ) -> None:
     results = pytester.path / "results.json"
-    run = pytester.runpytest_subprocess(
+    run = pytester.runpytest_inprocess(  # in process: reuses this process's SparkSession
         "--candidate", "conformance.tests.fixture_candidates:window_off_by_one",
         "--kjoin-scenarios", str(scenario_file), "--spark-master", "local[2]",
         "--kjoin-results", str(results), "-p", "no:cacheprovider",

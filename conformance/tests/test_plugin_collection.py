@@ -20,7 +20,10 @@ def pytest_sessionfinish(session):
 """
 
 
-def test_plugin_adds_nothing_and_imports_no_spark_without_a_candidate(pytester: pytest.Pytester) -> None:
+def test_plugin_adds_nothing_and_imports_no_spark_without_a_candidate(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KJOIN_CANDIDATE", raising=False)  # this suite may itself run with a candidate
     pytester.makeconftest(REPORTS_PYSPARK)
     pytester.makepyfile(test_one="def test_one():\n    assert True\n")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-s")

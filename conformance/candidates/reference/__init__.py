@@ -1,1 +1,1 @@
-"""Building blocks of the bundled ``spark-reference`` candidate: one module per join kind, on Spark DataFrames."""
+"""Building blocks of the bundled ``spark-reference`` candidate: one module per join kind, on Spark."""

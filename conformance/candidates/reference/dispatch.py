@@ -41,9 +41,7 @@ def run_reference(spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> D
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions") or 4)
     # one shuffle by scenario: the join modules' windows and groupings all partition by scenario_id (plus
     # more columns), which this partitioning already satisfies, so they add no further shuffles
-    records = (
-        inputs.join(F.broadcast(specs), "scenario_id").repartition(partitions, "scenario_id")
-    )
+    records = inputs.join(F.broadcast(specs), "scenario_id").repartition(partitions, "scenario_id")
     emissions = None
     for kind in kinds:
         part = _emissions_for(kind)(records.filter(F.col("join") == kind))

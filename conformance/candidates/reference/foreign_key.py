@@ -24,7 +24,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from conformance.candidates.reference.frames import emission, side_is
-from conformance.candidates.reference.versioned import accepted, history, is_latest_sql, key_puts, store_time_before
+from conformance.candidates.reference.versioned import with_latest_flag
 
 __all__ = ["foreign_key_emissions"]
 
@@ -37,11 +37,15 @@ _LEFT_TRIGGERED, _RIGHT_TRIGGERED = 0, 1
 
 def foreign_key_emissions(rec: DataFrame) -> DataFrame:
     """All outputs of the FK scenarios in ``rec`` (emission layout of ``frames``)."""
-    rec = _with_latest_flag(rec)
+    rec = with_latest_flag(rec)
     left, latest = side_is("left"), F.col("latest")
-    before = Window.partitionBy("scenario_id", "key").orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
-    every = Window.partitionBy("scenario_id").orderBy("idx").rowsBetween(
-        Window.unboundedPreceding, Window.unboundedFollowing
+    before = (
+        Window.partitionBy("scenario_id", "key").orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
+    )
+    every = (
+        Window.partitionBy("scenario_id")
+        .orderBy("idx")
+        .rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
     )
     updates = rec.withColumn(
         "old", F.last(F.when(latest & left, F.struct("value")), ignorenulls=True).over(before)["value"]
@@ -54,7 +58,9 @@ def foreign_key_emissions(rec: DataFrame) -> DataFrame:
     updates = updates.withColumn("messages", F.when(latest & left, _messages()))
     updates = updates.withColumns(
         {
-            "right_puts": F.collect_list(F.when(latest & ~left, F.struct("idx", "key", "value", "ts"))).over(every),
+            "right_puts": F.collect_list(F.when(latest & ~left, F.struct("idx", "key", "value", "ts"))).over(
+                every
+            ),
             "left_puts": F.collect_list(F.when(latest & left, F.struct("idx", "key", "value"))).over(every),
             "subscriptions": F.flatten(
                 F.collect_list(
@@ -76,21 +82,9 @@ def foreign_key_emissions(rec: DataFrame) -> DataFrame:
             ),
         }
     )
-    return _left_triggered(updates.filter(latest & left)).unionByName(_right_triggered(updates.filter(latest & ~left)))
-
-
-def _with_latest_flag(rec: DataFrame) -> DataFrame:
-    """Add ``latest``: the update is applied as its table's latest value and forwarded (§3a, §4 versioned)."""
-    for side in ("left", "right"):
-        versioned = F.col(f"{side}_versioned") & F.col("has_versioned_stores")
-        rec = rec.withColumn(f"accepted_{side}", accepted(side, versioned, store_time_before(side)))
-        rec = rec.withColumn(f"versions_{side}", F.when(versioned, history(key_puts(side, F.col(f"accepted_{side}")))))
-    latest = F.lit(False)
-    for side in ("left", "right"):
-        versioned = F.col(f"{side}_versioned") & F.col("has_versioned_stores")
-        is_latest = F.expr(is_latest_sql(f"versions_{side}", "idx", "ts"))
-        latest = latest | (F.col(f"accepted_{side}") & (~versioned | is_latest))
-    return rec.withColumn("latest", latest)
+    return _left_triggered(updates.filter(latest & left)).unionByName(
+        _right_triggered(updates.filter(latest & ~left))
+    )
 
 
 def _foreign_key(value: Column) -> Column:
@@ -101,40 +95,48 @@ def _foreign_key(value: Column) -> Column:
     return F.when(value.isNotNull() & (extracted != ""), extracted)
 
 
-def _message(kind: str, fk: Column) -> Column:
-    return F.struct(F.lit(kind).alias("kind"), fk.alias("fk"))
+def _message(kind: Column | str, fk: Column) -> Column:
+    return F.struct((F.lit(kind) if isinstance(kind, str) else kind).alias("kind"), fk.alias("fk"))
 
 
 def _messages() -> Column:
     """The subscription messages of a left update, in sending order, as ``array<struct<pos, kind, fk>>``."""
     new, old, new_fk, old_fk = F.col("value"), F.col("old"), F.col("new_fk"), F.col("old_fk")
-    none = F.lit(None)
     fk_changed = ~F.coalesce(new_fk == old_fk, F.lit(False))
-    # 2.4-3.6 (both joins) and 3.7+ inner: a null old or new foreign key skips the update
+    # 2.4-3.6 (both joins) and 3.7+ inner: a null old or new foreign key skips the update; a delete
+    # retracts with a response, a foreign-key change silently, then the new value subscribes
     skipped = (old.isNotNull() & old_fk.isNull()) | (new.isNotNull() & new_fk.isNull())
-    insert_kind = F.when(F.col("variant") == "inner", F.lit(PROPAGATE_ONLY)).otherwise(F.lit(PROPAGATE_NULL))
+    insert = F.when(F.col("variant") == "inner", F.lit(PROPAGATE_ONLY)).otherwise(F.lit(PROPAGATE_NULL))
     default_first = F.when(
-        ~skipped & old.isNotNull(),
-        F.when(new.isNull(), _message(DELETE_AND_PROPAGATE, old_fk)).when(fk_changed, _message(DELETE_NO_PROPAGATE, old_fk)),
+        ~skipped & old.isNotNull() & new.isNull(), _message(DELETE_AND_PROPAGATE, old_fk)
+    ).when(~skipped & old.isNotNull() & fk_changed, _message(DELETE_NO_PROPAGATE, old_fk))
+    default_second = F.when(
+        ~skipped & new.isNotNull(),
+        _message(F.when(old.isNull(), insert).otherwise(F.lit(PROPAGATE_NULL)), new_fk),
     )
-    default_second = F.when(~skipped & new.isNotNull(), F.struct(F.when(old.isNull(), insert_kind).otherwise(
-        F.lit(PROPAGATE_NULL)).alias("kind"), new_fk.alias("fk")))
-    # 3.7+ left join (KIP-962): the old foreign key is released whenever it changes (with a response, the
-    # KAFKA-16394 duplicates), then the new value always subscribes, even with a null foreign key or as a delete
-    release = F.when(F.col("fk_left_join_repeats_results"), F.lit(DELETE_AND_PROPAGATE)).otherwise(
-        F.lit(DELETE_NO_PROPAGATE)
-    )
+    # 3.7+ left join (KIP-962): a changed (or deleted) non-null old foreign key is retracted with a response
+    # (KAFKA-16394), then the new value always subscribes, even with a null foreign key or as a delete. With
+    # the bug flag off (intended): the retraction is silent, and a delete retracts once, with the response.
+    repeats = F.col("fk_left_join_repeats_results")
+    retracts = old.isNotNull() & old_fk.isNotNull() & fk_changed
+    single_delete = ~repeats & new.isNull() & retracts
     left_first = F.when(
-        old.isNotNull() & old_fk.isNotNull() & fk_changed, F.struct(release.alias("kind"), old_fk.alias("fk"))
+        retracts,
+        _message(
+            F.when(repeats | new.isNull(), F.lit(DELETE_AND_PROPAGATE)).otherwise(F.lit(DELETE_NO_PROPAGATE)),
+            old_fk,
+        ),
     )
-    left_second = F.when(old.isNotNull() | new.isNotNull(), _message(PROPAGATE_NULL, new_fk))
+    left_second = F.when(
+        (old.isNotNull() | new.isNotNull()) & ~single_delete, _message(PROPAGATE_NULL, new_fk)
+    )
     left_rules = F.col("fk_left_join_keeps_null_foreign_keys") & (F.col("variant") == "left")
     first = F.when(left_rules, left_first).otherwise(default_first)
     second = F.when(left_rules, left_second).otherwise(default_second)
-    del none
     messages = F.filter(F.array(first, second), lambda m: m.isNotNull())
     return F.transform(
-        messages, lambda m, pos: F.struct(pos.cast("long").alias("pos"), m["kind"].alias("kind"), m["fk"].alias("fk"))
+        messages,
+        lambda m, pos: F.struct(pos.cast("long").alias("pos"), m["kind"].alias("kind"), m["fk"].alias("fk")),
     )
 
 

@@ -35,7 +35,9 @@ HELD_INPUT_COLUMNS = [
     "outer_join_min_time_is_last_visited",
 ]
 
-HELD_OUTPUT_SCHEMA = "scenario_id string, idx long, key string, left string, right string, ts long, position long"
+HELD_OUTPUT_SCHEMA = (
+    "scenario_id string, idx long, key string, left string, right string, ts long, position long"
+)
 
 _LONG_MAX = 2**63 - 1
 _RIGHT, _LEFT = 0, 1  # the side byte of the outer store's key: right records sort first
@@ -72,11 +74,15 @@ class _OuterStore:
             return self._pass_per_side(left_processor, stream_time)
         return self._pass_shared_bound(left_processor, stream_time)
 
-    def _pass_per_side(self, left_processor: bool, stream_time: int) -> list[tuple[EntryKey, str, str | None]]:
+    def _pass_per_side(
+        self, left_processor: bool, stream_time: int
+    ) -> list[tuple[EntryKey, str, str | None]]:
         """3.8+ (KAFKA-15417): each held record closes by its own side's bound; open entries are skipped
-        until both sides have an open one; ``minTime`` ends as the last visited entry's ts (bug flag)."""
+        until both sides have an open one. As shipped (bug flag), the pass is skipped while ``minTime +
+        joinAfter + grace >= streamTime`` and ``minTime`` ends as the last visited entry's ts; intended, every
+        in-order record runs the pass, so each closed record goes out at the first record that closes it."""
         join_after = self.after if left_processor else self.before
-        if _java_long(self.min_time + join_after + self.grace) >= stream_time:
+        if self.last_visited and _java_long(self.min_time + join_after + self.grace) >= stream_time:
             return []
         self.min_time = _LONG_MAX
         open_sides: set[int] = set()
@@ -95,11 +101,11 @@ class _OuterStore:
                 break
         for entry in {entry for entry, _, _ in emitted}:
             self.delete(entry)
-        if not self.last_visited:
-            self.min_time = min((entry[0] for entry in self.entries), default=_LONG_MAX)
         return emitted
 
-    def _pass_shared_bound(self, left_processor: bool, stream_time: int) -> list[tuple[EntryKey, str, str | None]]:
+    def _pass_shared_bound(
+        self, left_processor: bool, stream_time: int
+    ) -> list[tuple[EntryKey, str, str | None]]:
         """3.1-3.7: the triggering processor's bound closes records of both sides; stop at the first
         open entry."""
         join_after = self.after if left_processor else self.before
@@ -155,7 +161,9 @@ def emit_held_records(probes: pd.DataFrame) -> pd.DataFrame:
     for row in records.itertuples(index=False):
         idx = int(row.idx)
         if _is_true(row.trigger):
-            for position, (entry, key, value) in enumerate(store.emission_pass(row.side == "left", int(row.st))):
+            for position, (entry, key, value) in enumerate(
+                store.emission_pass(row.side == "left", int(row.st))
+            ):
                 left, right = (value, None) if entry[1] == _LEFT else (None, value)
                 out.append((row.scenario_id, idx, key, left, right, entry[0], position))
         for entry in deletions.pop(idx, ()):

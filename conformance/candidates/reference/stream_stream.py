@@ -26,7 +26,11 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from conformance.candidates.reference.frames import by_scenario, emission, running_max_before, side_is
-from conformance.candidates.reference.outer_store import HELD_INPUT_COLUMNS, HELD_OUTPUT_SCHEMA, emit_held_records
+from conformance.candidates.reference.outer_store import (
+    HELD_INPUT_COLUMNS,
+    HELD_OUTPUT_SCHEMA,
+    emit_held_records,
+)
 
 __all__ = ["stream_stream_emissions"]
 
@@ -58,8 +62,21 @@ def stream_stream_emissions(rec: DataFrame) -> DataFrame:
         o1=F.when(joined, _JOINED).otherwise(_UNJOINED),
         o2=F.coalesce(F.col("position"), F.lit(0)),
     )
-    held = _held_emissions(probes.filter(F.col("spurious_free") & F.col("key").isNotNull()))
+    # the state machine only needs the spurious-free scenarios: select them before the windows run again
+    held_probes = _with_matches(_annotated(rec.filter(_spurious_free())))
+    held = _held_emissions(held_probes.filter(F.col("key").isNotNull()))
     return direct.unionByName(held)
+
+
+def _spurious_free() -> Column:
+    """§1.7/§1.8: a left/outer join built with ``ofTimeDifferenceAndGrace`` (a grace and not the deprecated
+    ``of().grace()``) on 3.1+ holds non-joined results back; every other join emits them at once."""
+    return (
+        F.col("has_spurious_free_outer_joins")
+        & F.col("grace").isNotNull()
+        & ~F.col("legacy")
+        & (F.col("variant") != "inner")
+    )
 
 
 def _annotated(rec: DataFrame) -> DataFrame:
@@ -74,12 +91,11 @@ def _annotated(rec: DataFrame) -> DataFrame:
     counts = F.col("null_records_advance_stream_time") | (keyed & valued)
     variant = F.col("variant")
     outer_side = (variant == "outer") | ((variant == "left") & left)
-    # §1.7/§1.8: only ofTimeDifferenceAndGrace (a grace, not the deprecated of().grace()) holds results back
-    spurious_free = (
-        F.col("has_spurious_free_outer_joins") & F.col("grace").isNotNull() & ~F.col("legacy") & (variant != "inner")
-    )
+    spurious_free = _spurious_free()
     join_after = F.when(left, F.col("after")).otherwise(F.col("before"))
-    stream_time = F.max(F.when(counts, F.col("ts"))).over(by_scenario().rowsBetween(Window.unboundedPreceding, 0))
+    stream_time = F.max(F.when(counts, F.col("ts"))).over(
+        by_scenario().rowsBetween(Window.unboundedPreceding, 0)
+    )
     # §1.4: from 3.7 a null-key record of a preserved side is forwarded at once; before, it is dropped
     null_key_forwarded = ~keyed & valued & F.col("left_joins_forward_null_keys") & outer_side
     return rec.withColumns(
@@ -99,7 +115,8 @@ def _annotated(rec: DataFrame) -> DataFrame:
             "st": stream_time,
             "spurious_free": spurious_free,
             # §1.7 step 5: timeTo = max(0, ts + joinAfter) already behind stream time -> emitted at once
-            "immediate": ~spurious_free | (F.greatest(F.col("ts") + join_after, F.lit(0)) < stream_time)
+            "immediate": ~spurious_free
+            | (F.greatest(F.col("ts") + join_after, F.lit(0)) < stream_time)
             | null_key_forwarded,
             # §1.7 step 3: only a joinable, in-order record runs the emission pass
             "trigger": spurious_free & keyed & valued & (F.col("ts") == stream_time),
@@ -168,7 +185,9 @@ def _retained(e: str) -> str:
 
 def _held_emissions(probes: DataFrame) -> DataFrame:
     """Run the §1.7 emission passes of the spurious-free scenarios (sequential, see module docstring)."""
-    rows = probes.withColumn("matched", F.transform("matches", lambda m: m["idx"])).select(*HELD_INPUT_COLUMNS)
+    rows = probes.withColumn("matched", F.transform("matches", lambda m: m["idx"])).select(
+        *HELD_INPUT_COLUMNS
+    )
     out = rows.groupBy("scenario_id").applyInPandas(emit_held_records, HELD_OUTPUT_SCHEMA)
     return emission(
         out,

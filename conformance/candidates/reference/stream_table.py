@@ -7,9 +7,9 @@ partitions), apart from the versioned store's ``forget`` fold (see ``versioned``
 * the lookup is an as-of lookup by input index: the table's puts for the key before the lookup index
   (unversioned: the last one; versioned: ``get(key, stream ts)`` over the versions recorded then, §3a);
 * with a grace period (KIP-923, 3.6+) a stream record is buffered unless it is already older than the
-  buffer's time minus grace; it is joined when the buffer's time (max ts of the joinable stream records so far,
-  a running max) first reaches ``ts + grace``, i.e. at the first stream record whose running max crosses that
-  line (found with array functions over the following records). Evictions of one input come in
+  buffer's time minus grace; it is joined when the buffer's time (max ts of the joinable stream records so
+  far, a running max) first reaches ``ts + grace``, i.e. at the first stream record whose running max crosses
+  that line (found with array functions over the following records). Evictions of one input come in
   (ts, key bytes, insertion) order, the lookup happens at the evicting index and the output keeps the
   stream record's ts (§2).
 """
@@ -55,28 +55,36 @@ def stream_table_emissions(rec: DataFrame) -> DataFrame:
     ).withColumns(
         {
             "puts": key_puts("right", accepted("right", versioned, F.col("observed"))),
-            "buffered": grace_on & joinable & ~(F.col("buffer_time_before") - F.col("grace") > F.col("ts")),
-            "following": F.collect_list(
-                F.when(joinable, F.struct("idx", "buffer_time", "observed"))
-            ).over(by_scenario().rowsBetween(0, Window.unboundedFollowing)),
+            # an empty buffer's time is -1 (no timestamp yet), so the first record is always buffered
+            "buffered": grace_on
+            & joinable
+            & ~(F.coalesce(F.col("buffer_time_before"), F.lit(-1)) - F.col("grace") > F.col("ts")),
+            "following": F.collect_list(F.when(joinable, F.struct("idx", "buffer_time", "observed"))).over(
+                by_scenario().rowsBetween(0, Window.unboundedFollowing)
+            ),
         }
     )
     evicting = F.expr("try_element_at(filter(following, f -> f.buffer_time >= ts + grace), 1)")
-    looked_up = annotated.filter("joinable").withColumns(
-        {
-            "at": F.when(F.col("buffered"), evicting["idx"]).otherwise(F.col("idx")),
-            "at_observed": F.when(F.col("buffered"), evicting["observed"]).otherwise(F.col("observed")),
-            "versions": F.when(versioned, history(F.col("puts"))),
-        }
-    ).withColumn(
-        "table_value",
-        F.when(versioned, F.expr(versioned_get_sql("versions", "at", "ts", "at_observed"))).otherwise(
-            F.expr(current_sql("puts", "at"))
-        ),
+    looked_up = (
+        annotated.filter("joinable")
+        .withColumns(
+            {
+                "at": F.when(F.col("buffered"), evicting["idx"]).otherwise(F.col("idx")),
+                "at_observed": F.when(F.col("buffered"), evicting["observed"]).otherwise(F.col("observed")),
+                "versions": F.when(versioned, history(F.col("puts"))),
+            }
+        )
+        .withColumn(
+            "table_value",
+            F.when(versioned, F.expr(versioned_get_sql("versions", "at", "ts", "at_observed"))).otherwise(
+                F.expr(current_sql("puts", "at"))
+            ),
+        )
     )
     joined = emission(
-        looked_up.filter(F.col("at").isNotNull())
-        .filter((F.col("variant") == "left") | F.col("table_value").isNotNull()),
+        looked_up.filter(F.col("at").isNotNull()).filter(
+            (F.col("variant") == "left") | F.col("table_value").isNotNull()
+        ),
         key=F.col("key"),
         left=F.col("value"),
         right=F.col("table_value"),
@@ -88,7 +96,9 @@ def stream_table_emissions(rec: DataFrame) -> DataFrame:
     )
     # §2 (KIP-962, 3.7+): a left join forwards a null-key stream record with a value as joiner(v, null)
     null_keys = emission(
-        rec.filter(stream & ~keyed & valued & F.col("left_joins_forward_null_keys") & (F.col("variant") == "left")),
+        rec.filter(
+            stream & ~keyed & valued & F.col("left_joins_forward_null_keys") & (F.col("variant") == "left")
+        ),
         key=F.col("key"),
         left=F.col("value"),
         right=None,

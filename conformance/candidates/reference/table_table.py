@@ -17,27 +17,27 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from conformance.candidates.reference.frames import emission, side_is
-from conformance.candidates.reference.versioned import (
-    accepted,
-    history,
-    is_latest_sql,
-    key_puts,
-    store_time_before,
-)
+from conformance.candidates.reference.versioned import with_latest_flag
 
 __all__ = ["table_table_emissions"]
 
 
 def table_table_emissions(rec: DataFrame) -> DataFrame:
     """All outputs of the table-table scenarios in ``rec`` (emission layout of ``frames``)."""
-    rec = _with_latest_flag(rec)
-    before = Window.partitionBy("scenario_id", "key").orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
+    rec = with_latest_flag(rec)
+    before = (
+        Window.partitionBy("scenario_id", "key").orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
+    )
     left, latest = side_is("left"), F.col("latest")
     updates = (
         rec.withColumns(
             {
-                "last_left": F.last(F.when(latest & left, F.struct("value", "ts")), ignorenulls=True).over(before),
-                "last_right": F.last(F.when(latest & ~left, F.struct("value", "ts")), ignorenulls=True).over(before),
+                "last_left": F.last(F.when(latest & left, F.struct("value", "ts")), ignorenulls=True).over(
+                    before
+                ),
+                "last_right": F.last(F.when(latest & ~left, F.struct("value", "ts")), ignorenulls=True).over(
+                    before
+                ),
             }
         )
         .filter(latest)
@@ -64,28 +64,6 @@ def table_table_emissions(rec: DataFrame) -> DataFrame:
     )
 
 
-def _with_latest_flag(rec: DataFrame) -> DataFrame:
-    """Add ``latest``: the record is an update that the join processes (see module docstring)."""
-    for side in ("left", "right"):
-        rec = rec.withColumns(
-            {
-                f"versioned_{side}": F.col(f"{side}_versioned") & F.col("has_versioned_stores"),
-                f"observed_{side}": store_time_before(side),
-            }
-        )
-        rec = rec.withColumn(
-            f"accepted_{side}", accepted(side, F.col(f"versioned_{side}"), F.col(f"observed_{side}"))
-        )
-        rec = rec.withColumn(
-            f"versions_{side}", F.when(F.col(f"versioned_{side}"), history(key_puts(side, F.col(f"accepted_{side}"))))
-        )
-    latest = F.lit(False)
-    for side in ("left", "right"):
-        is_latest = F.expr(is_latest_sql(f"versions_{side}", "idx", "ts"))
-        latest = latest | (F.col(f"accepted_{side}") & (~F.col(f"versioned_{side}") | is_latest))
-    return rec.withColumn("latest", latest)
-
-
 _NONE, _JOINED, _TOMBSTONE = "none", "joined", "tombstone"
 
 
@@ -103,9 +81,9 @@ def _kip77() -> Column:
         .otherwise(_JOINED)
     )
     # with the other side: a left join's right side and an outer join pass a null new value to the joiner
-    together = F.when(new.isNotNull() | (variant == "outer") | ((variant == "left") & ~left), _JOINED).otherwise(
-        _TOMBSTONE
-    )
+    together = F.when(
+        new.isNotNull() | (variant == "outer") | ((variant == "left") & ~left), _JOINED
+    ).otherwise(_TOMBSTONE)
     return F.when(other.isNull(), alone).otherwise(together)
 
 

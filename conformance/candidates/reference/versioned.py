@@ -18,7 +18,7 @@ put records no version; with older versions left, recording a tombstone at that 
 
 from __future__ import annotations
 
-from pyspark.sql import Column, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from conformance.candidates.reference.frames import running_max_before, side_is
@@ -31,6 +31,7 @@ __all__ = [
     "key_puts",
     "store_time_before",
     "versioned_get_sql",
+    "with_latest_flag",
 ]
 
 _VERSION = "struct<ts:bigint,idx:bigint,value:string,forget:boolean>"
@@ -49,16 +50,13 @@ def accepted(side: str, versioned: Column, observed: Column) -> Column:
 
 
 def key_puts(side: str, is_accepted: Column) -> Column:
-    """All accepted puts of ``side`` for this record's key, in processing order, as ``struct<ts, idx, value>``."""
-    every = Window.partitionBy("scenario_id", "key").orderBy("idx").rowsBetween(
-        Window.unboundedPreceding, Window.unboundedFollowing
+    """All accepted puts of ``side`` for the record's key in processing order (``struct<ts, idx, value>``)."""
+    every = (
+        Window.partitionBy("scenario_id", "key")
+        .orderBy("idx")
+        .rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
     )
     return F.collect_list(F.when(side_is(side) & is_accepted, F.struct("ts", "idx", "value"))).over(every)
-
-
-def history(puts: Column) -> Column:
-    """``key_puts`` of a versioned table with the ``forget`` flag added to each put."""
-    return _with_forget_flags(puts)
 
 
 def current_sql(puts: str, at: str) -> str:
@@ -66,8 +64,9 @@ def current_sql(puts: str, at: str) -> str:
     return f"try_element_at(filter({puts}, p -> p.idx < {at}), -1).value"
 
 
-def _with_forget_flags(puts: Column) -> Column:
-    """Fold over the puts keeping the current versions (ts -> value), flagging forgetting tombstones (§3a)."""
+def history(puts: Column) -> Column:
+    """``key_puts`` of a versioned table with a ``forget`` flag on each put: a fold over the puts that keeps
+    the current versions (ts -> value) and flags the tombstones that forget the key (§3a)."""
     empty_points = F.expr("map_from_arrays(cast(array() AS array<bigint>), cast(array() AS array<string>))")
 
     def forgets(acc: Column, put: Column) -> Column:
@@ -83,7 +82,9 @@ def _with_forget_flags(puts: Column) -> Column:
             F.map_filter(acc["points"], lambda ts, _: ts != put["ts"]), F.create_map(put["ts"], put["value"])
         )
         version = F.struct(
-            put["ts"].alias("ts"), put["idx"].alias("idx"), put["value"].alias("value"),
+            put["ts"].alias("ts"),
+            put["idx"].alias("idx"),
+            put["value"].alias("value"),
             forgets(acc, put).alias("forget"),
         )
         return F.struct(
@@ -104,8 +105,8 @@ def _alive(versions: str, at: str) -> str:
 
 
 def versioned_get_sql(versions: str, at: str, as_of: str, observed: str) -> str:
-    """SQL: ``get(key, asOf)`` at input index ``at`` (§2, §3a): the version valid at ``as_of``; if ``as_of`` is
-    older than ``observed - history_ms`` only the latest version counts, and only if its ts <= ``as_of``.
+    """SQL: ``get(key, asOf)`` at input index ``at`` (§2, §3a): the version valid at ``as_of``; if
+    ``as_of`` is older than ``observed - history_ms`` only the latest version counts, if its ts <= ``as_of``.
     A tombstone version reads as null."""
     alive = _alive(versions, at)
     return (
@@ -119,3 +120,21 @@ def is_latest_sql(versions: str, at: str, ts: str) -> str:
     """SQL: the put at index ``at`` with timestamp ``ts`` lands at or after every version recorded so far
     (§3a ``isLatest``)."""
     return f"NOT exists({_alive(versions, at)}, a -> a.ts > {ts})"
+
+
+def with_latest_flag(rec: DataFrame) -> DataFrame:
+    """Add ``latest``: the update is applied as its table's latest value, so a table-table or FK join
+    processes it: any non-null-key update of an unversioned table; for a versioned one, an accepted put with
+    ``isLatest`` (§3, §3a, §4)."""
+    for side in ("left", "right"):
+        versioned = F.col(f"{side}_versioned") & F.col("has_versioned_stores")
+        rec = rec.withColumns({f"versioned_{side}": versioned, f"observed_{side}": store_time_before(side)})
+        rec = rec.withColumn(f"accepted_{side}", accepted(side, versioned, F.col(f"observed_{side}")))
+        rec = rec.withColumn(
+            f"versions_{side}", F.when(versioned, history(key_puts(side, F.col(f"accepted_{side}"))))
+        )
+    latest = F.lit(False)
+    for side in ("left", "right"):
+        is_latest = F.expr(is_latest_sql(f"versions_{side}", "idx", "ts"))
+        latest = latest | (F.col(f"accepted_{side}") & (~F.col(f"versioned_{side}") | is_latest))
+    return rec.withColumn("latest", latest)

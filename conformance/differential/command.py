@@ -1,0 +1,146 @@
+"""``kjoin fuzz``: generate scenarios, find where a candidate differs from Kafka, shrink and keep them.
+
+    kjoin fuzz --candidate NAME [--kafka V] [--examples N] [--seed S] [--save DIR] [--profile ci|deep]
+               [--join KIND ...] [--shrink N] [--found DATE] [--intended] [--spark-master URL]
+
+Prints the seed first (every run can be repeated), a summary per join kind, and each shrunk counterexample
+with its first divergence and trace. ``--save DIR`` writes each counterexample as a regression file
+(``scenarios/regressions`` keeps them in the bundled catalogue). Exit codes: 0 no difference found, 1 the
+candidate differs on some generated scenario, 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+import hypothesis
+
+from conformance.candidate import CandidateLoadError, load_candidate
+from conformance.differential.fuzz import FuzzReport, fuzz
+from conformance.differential.profiles import PROFILES, profile_named
+from conformance.differential.regressions import write_regression
+from conformance.harness.render import render_outcome, render_summary
+from conformance.harness.spark_session import resolve_master, start_session
+from oracle.behaviour import UnknownVersionError, behaviour_for
+from oracle.records import JOIN_KINDS
+
+__all__ = ["add_fuzz_command", "render_report"]
+
+EXIT_OK = 0
+EXIT_DIFFERS = 1
+EXIT_USAGE = 2
+
+
+class _Streams(Protocol):
+    stdout: TextIO
+    stderr: TextIO
+
+
+def add_fuzz_command(commands: Any) -> None:
+    """Register ``fuzz`` on the ``kjoin`` subcommand parsers."""
+    command = commands.add_parser(
+        "fuzz",
+        help="generate scenarios, find where a candidate differs from Kafka, shrink them (runs Spark)",
+        description="Draw scenarios from the hypothesis strategies (a seed makes them repeatable), check the "
+        "candidate on all of them in one call per join kind, shrink what fails in batched rounds and "
+        "optionally save each minimal scenario as a regression file.",
+    )
+    command.add_argument("--candidate", required=True, metavar="NAME",
+                         help="module:attr or a registered name (kjoin.candidates)")
+    command.add_argument("--kafka", metavar="V",
+                         help="run as this Kafka version (default: the newest one claimed)")
+    command.add_argument("--examples", type=int, metavar="N",
+                         help="scenarios per join kind (default: the profile's)")
+    command.add_argument("--seed", type=int, metavar="S", help="seed (default: the profile's fixed seed)")
+    command.add_argument("--save", type=Path, metavar="DIR",
+                         help="write each counterexample to DIR/<id>.jsonl (e.g. scenarios/regressions)")
+    command.add_argument("--profile", choices=sorted(PROFILES), default="ci", help="how much to generate")
+    command.add_argument("--join", action="append", choices=JOIN_KINDS, metavar="KIND",
+                         help=f"only this join kind (repeatable; {', '.join(JOIN_KINDS)})")
+    command.add_argument("--shrink", type=int, metavar="N", help="failures to shrink (default: profile)")
+    command.add_argument("--found", metavar="DATE", help="date recorded in saved files (YYYY-MM-DD)")
+    command.add_argument("--intended", action="store_true", help="documented semantics: Kafka bug flags off")
+    command.add_argument("--spark-master", metavar="URL", help="default: $KJOIN_SPARK_MASTER, else local[*]")
+    command.set_defaults(handler=_fuzz)
+
+
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    if args.examples is not None and args.examples < 1:
+        return f"--examples: must be at least 1, got {args.examples}"
+    if args.shrink is not None and args.shrink < 0:
+        return f"--shrink: must not be negative, got {args.shrink}"
+    if args.found is not None:
+        try:
+            datetime.date.fromisoformat(args.found)
+        except ValueError:
+            return f"--found: {args.found!r} is not a date (YYYY-MM-DD)"
+    if args.kafka is not None:
+        try:
+            behaviour_for(args.kafka)
+        except UnknownVersionError as error:
+            return f"--kafka: {error}"
+    return None
+
+
+def _fuzz(args: argparse.Namespace, streams: _Streams) -> int:
+    problem = _usage_problem(args)
+    if problem is not None:
+        streams.stderr.write(f"kjoin: fuzz: {problem}\n")
+        return EXIT_USAGE
+    try:
+        candidate = load_candidate(args.candidate)
+    except CandidateLoadError as error:
+        streams.stderr.write(f"kjoin: fuzz: --candidate: {error}\n")
+        return EXIT_USAGE
+    profile = profile_named(args.profile)
+    master = resolve_master(args.spark_master)
+    report = fuzz(candidate, lambda: start_session(master), kafka=args.kafka, seed=args.seed,
+                  profile=profile, examples=args.examples, joins=args.join, intended=args.intended,
+                  shrink_failures=args.shrink)
+    streams.stdout.write(render_report(report, _reproduce(args, report)))
+    if args.save is not None:
+        for counterexample in report.counterexamples:
+            path = write_regression(args.save, counterexample, candidate=report.candidate, found=args.found)
+            streams.stdout.write(f"saved {path}\n")
+    return EXIT_DIFFERS if report.failures else EXIT_OK
+
+
+def _reproduce(args: argparse.Namespace, report: FuzzReport) -> str:
+    parts = ["kjoin fuzz", f"--candidate {args.candidate}", f"--kafka {report.kafka}",
+             f"--seed {report.seed}", f"--profile {report.profile.name}"]
+    if args.examples is not None:
+        parts.append(f"--examples {args.examples}")
+    parts += [f"--join {join}" for join in args.join or ()]
+    if args.intended:
+        parts.append("--intended")
+    return " ".join(parts)
+
+
+def render_report(report: FuzzReport, reproduce: str = "") -> str:
+    """The run as text: seed and settings, a summary per join kind, then each shrunk counterexample."""
+    intended = ", intended semantics" if report.intended else ""
+    lines = [
+        f"fuzzing {report.candidate} as Kafka {report.kafka}{intended}: profile {report.profile.name}, "
+        f"seed {report.seed}, hypothesis {hypothesis.__version__}",
+        *(f"  {batch.join}: {len(batch.cases)} scenarios ({batch.drawn} drawn) from {batch.strategy}"
+          for batch in report.generated),
+        "",
+        render_summary(report.outcomes) if report.outcomes else "no scenarios to check",
+        "",
+        f"{report.candidate_calls} candidate calls",
+    ]
+    for number, counterexample in enumerate(report.counterexamples, start=1):
+        shrunk = counterexample.shrunk
+        original, minimal = shrunk.original.case, shrunk.minimal.case
+        lines += [
+            "",
+            f"counterexample {number} of {len(report.counterexamples)}: {original.id} shrunk from "
+            f"{len(original.records)} to {len(minimal.records)} records in {shrunk.rounds} rounds",
+            render_outcome(shrunk.minimal),
+        ]
+    if reproduce:
+        lines += ["", f"reproduce: {reproduce}"]
+    return "\n".join(lines) + "\n"

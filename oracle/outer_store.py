@@ -36,12 +36,6 @@ _Bucket = dict[Key, list[Value]]
 """The keys held at one slot, each with its values in insertion order."""
 
 
-def _slot(ts: int, side: int) -> int:
-    """``2 * ts + side byte``: one number that orders like the ``ts | side`` prefix of the serialized
-    store key (ts ascending, right before left); ``slot >> 1`` is the ts, ``slot & 1`` the side."""
-    return 2 * ts + side
-
-
 def outer_store_key_bytes(key: Key) -> bytes:
     """The key as Kafka's serde writes it: UTF-8 for ``str``, 8-byte big-endian (``Long``) for ``int``."""
     if type(key) is str:
@@ -52,8 +46,10 @@ def outer_store_key_bytes(key: Key) -> bytes:
 
 
 class HeldRecords:
-    """The outer store, laid out by slot (``_slot(ts, side)``) and key.
+    """The outer store, laid out by slot and key.
 
+    A *slot* is ``2 * ts + side byte``: one number that orders like the ``ts | side`` prefix of the
+    serialized store key (ts ascending, right before left); ``slot >> 1`` is the ts, ``slot & 1`` the side.
     ``slots[side]`` is the sorted list of the slots that side holds records at, and ``at[slot]`` the keys
     held there with their values (``{key: [value, ...]}``). Store order is then: slots ascending (ts
     ascending, at one ts right before left), and at one slot keys by their bytes (sorted only when emitted).
@@ -73,7 +69,7 @@ class HeldRecords:
 
     def hold(self, ts: int, side: int, key: Key, value: Value) -> None:
         """Append ``value`` to the list stored under ``(ts, side, key)`` (``ListValueStore#put``)."""
-        slot = 2 * ts + side  # _slot(ts, side), inlined on the hot path
+        slot = 2 * ts + side
         bucket = self.at.get(slot)
         if bucket is None:
             self.at[slot] = {key: [value]}
@@ -108,7 +104,7 @@ class HeldRecords:
 
     def count_before(self, side: int, ts: int) -> int:
         """How many of ``side``'s slots hold records with a timestamp below ``ts`` (a prefix of them)."""
-        return bisect_left(self.slots[side], _slot(ts, side))
+        return bisect_left(self.slots[side], 2 * ts + side)
 
     def emit_first(self, right_count: int, left_count: int, cause: int, outputs: list[Output]) -> None:
         """Emit and delete the records at the first ``right_count`` right and ``left_count`` left slots, in
@@ -147,9 +143,9 @@ class HeldRecords:
             return later >> 1  # the next key at the same slot
         following = []  # the first slot after ``later`` on each side (slots of the two sides never tie)
         for slots in self.slots:
-            at = bisect_right(slots, later)
-            if at < len(slots):
-                following.append(slots[at])
+            index = bisect_right(slots, later)
+            if index < len(slots):
+                following.append(slots[index])
         return min(following) >> 1 if following else later >> 1
 
     def _last_ts(self) -> int | None:

@@ -51,7 +51,7 @@ def lint(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Oracle throughput per join kind (100k records, 1,000 keys, fixed seed; arguments go to the script)."""
     _ensure_installed(session)
-    session.run(sys.executable, "-m", "conformance.bench.oracle_throughput", *session.posargs, external=True)
+    session.run(sys.executable, "-m", "benchmarks.oracle_throughput", *session.posargs, external=True)
 
 
 @nox.session
@@ -59,7 +59,7 @@ def bench_harness(session: nox.Session) -> None:
     """The catalogue through a candidate (default spark-reference) batched per join kind vs one candidate call
     per scenario, on local Spark; prints the ratio (arguments go to the script, e.g. --per-scenario 0)."""
     _ensure_installed(session)
-    session.run(sys.executable, "-m", "conformance.bench.harness_batching", *session.posargs, external=True)
+    session.run(sys.executable, "-m", "benchmarks.harness_batching", *session.posargs, external=True)
 
 
 @nox.session
@@ -67,5 +67,5 @@ def bench_differential(session: nox.Session) -> None:
     """Generated scenarios checked per second: oracle alone and batched Spark (arguments go to the script)."""
     _ensure_installed(session)
     session.run(
-        sys.executable, "-m", "conformance.bench.differential_throughput", *session.posargs, external=True
+        sys.executable, "-m", "benchmarks.differential_throughput", *session.posargs, external=True
     )

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from conformance.harness.cases import Case
+    from kjoin.conformance.harness.cases import Case
 
 __all__ = [
     "ENTRY_POINT_GROUP",

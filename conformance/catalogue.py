@@ -14,14 +14,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from conformance.scenario_files import ExpectedBlock, ScenarioError, compare_block, load_scenario
-from conformance.scenario_tables import format_item
-from oracle.behaviour import UnknownVersionError, behaviour_for
-from oracle.engine import run
-from oracle.errors import OracleError
-from oracle.portable import PortableFormatError, PortableScenario, evaluate, output_to_json, parse_scenario
-from oracle.records import VARIANTS, JoinSpec, Output, Record, Variant
-from scenarios import CATALOGUE_ROOT
+from kjoin.conformance.scenario_files import ExpectedBlock, ScenarioError, compare_block, load_scenario
+from kjoin.conformance.scenario_tables import format_item
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.portable import (
+    PortableFormatError,
+    PortableScenario,
+    evaluate,
+    output_to_json,
+    parse_scenario,
+)
+from kjoin.oracle.records import VARIANTS, JoinSpec, Output, Record, Variant
+from kjoin.scenarios import CATALOGUE_ROOT
 
 __all__ = [
     "CatalogueError",

@@ -33,7 +33,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from oracle.records import Output
+from kjoin.oracle.records import Output
 
 __all__ = [
     "DIVERGENCE_KINDS",

@@ -26,12 +26,12 @@ from typing import Any, TextIO
 
 from tabulate import tabulate
 
-from conformance import catalogue
-from oracle.behaviour import UnknownVersionError, behaviour_for
-from oracle.engine import run_traced
-from oracle.errors import OracleError
-from oracle.portable import PortableFormatError, evaluate, parse_scenario
-from oracle.records import VARIANTS, Output, Record
+from kjoin.conformance import catalogue
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run_traced
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.portable import PortableFormatError, evaluate, parse_scenario
+from kjoin.oracle.records import VARIANTS, Output, Record
 
 __all__ = ["main"]
 
@@ -85,14 +85,19 @@ def _build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND", parser_class=_Parser)
     _add_oracle_command(commands)
     _add_check_command(commands)
-    from conformance.run_command import add_run_command  # kjoin run (the Spark harness, issue 3)
+    from kjoin.conformance.run_command import add_run_command  # kjoin run (the Spark harness, issue 3)
 
     add_run_command(commands)
-    from reports.cli import add_report_commands, add_report_option_to_run  # report, diff-versions, compare
+    from kjoin.reports.cli import (  # report, diff-versions, compare
+        add_report_commands,
+        add_report_option_to_run,
+    )
 
     add_report_commands(commands)
     add_report_option_to_run(commands)
-    from conformance.differential.command import add_fuzz_command  # kjoin fuzz (generative testing, issue 5)
+    from kjoin.conformance.differential.command import (
+        add_fuzz_command,  # kjoin fuzz (generative testing, issue 5)
+    )
 
     add_fuzz_command(commands)
     return parser

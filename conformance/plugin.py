@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from conformance.harness.pytest_run import PytestRun
+    from kjoin.conformance.harness.pytest_run import PytestRun
 
 _RUN: pytest.StashKey[PytestRun | None] = pytest.StashKey()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from conformance import hooks
+    from kjoin.conformance import hooks
 
     pluginmanager.add_hookspecs(hooks)
 
@@ -51,7 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("kjoin_report") and not config.getoption("kjoin_results"):
         config.option.kjoin_results = os.path.join(config.getoption("kjoin_report"), "results.json")
     if name:
-        from conformance.harness.pytest_run import configure
+        from kjoin.conformance.harness.pytest_run import configure
 
         run = configure(config, name)
         config.pluginmanager.register(run, "kjoin-run")  # receives the reports (pytest_runtest_logreport)
@@ -97,6 +97,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if run.results_path is not None and run.results_path.exists():
         from pathlib import Path
 
-        from reports import write_report
+        from kjoin.reports import write_report
 
         write_report(run.results_path, Path(report))

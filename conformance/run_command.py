@@ -14,12 +14,12 @@ import argparse
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from conformance.candidate import CandidateLoadError, load_candidate
-from conformance.harness.cases import load_cases
-from conformance.harness.outcomes import EQUIVALENCES, CaseOutcome, HarnessRun
-from conformance.harness.render import render_outcome, render_summary
-from conformance.harness.results import case_result, results_document, run_metadata, write_results
-from conformance.harness.spark_session import resolve_master, start_session
+from kjoin.conformance.candidate import CandidateLoadError, load_candidate
+from kjoin.conformance.harness.cases import load_cases
+from kjoin.conformance.harness.outcomes import EQUIVALENCES, CaseOutcome, HarnessRun
+from kjoin.conformance.harness.render import render_outcome, render_summary
+from kjoin.conformance.harness.results import case_result, results_document, run_metadata, write_results
+from kjoin.conformance.harness.spark_session import resolve_master, start_session
 
 __all__ = ["add_run_command"]
 

@@ -15,8 +15,8 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from conformance.scenario_tables import ExpectedItem, format_item
-from oracle.records import Output, Record
+from kjoin.conformance.scenario_tables import ExpectedItem, format_item
+from kjoin.oracle.records import Output, Record
 
 __all__ = [
     "DIVERGENCE_KINDS",

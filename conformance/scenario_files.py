@@ -15,8 +15,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from conformance.scenario_compare import Comparison, Divergence, compare_outputs, render_comparison
-from conformance.scenario_model import (
+from kjoin.conformance.scenario_compare import Comparison, Divergence, compare_outputs, render_comparison
+from kjoin.conformance.scenario_model import (
     FEATURES,
     FLAGS,
     JOIN_FOLDERS,
@@ -28,9 +28,15 @@ from conformance.scenario_model import (
     ScenarioError,
     Source,
 )
-from conformance.scenario_tables import CellError, ExpectedItem, parse_input, parse_output_cell, split_table
-from oracle.behaviour import UnknownVersionError, behaviour_for
-from oracle.records import (
+from kjoin.conformance.scenario_tables import (
+    CellError,
+    ExpectedItem,
+    parse_input,
+    parse_output_cell,
+    split_table,
+)
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.records import (
     FK_EXTRACTORS,
     JOIN_KINDS,
     STORE_KINDS,

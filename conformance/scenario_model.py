@@ -11,8 +11,17 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal, NamedTuple, get_args
 
-from conformance.scenario_tables import ExpectedItem
-from oracle.records import FkExtractor, JoinKind, JoinSpec, Record, StoreKind, Variant, Versioning, Window
+from kjoin.conformance.scenario_tables import ExpectedItem
+from kjoin.oracle.records import (
+    FkExtractor,
+    JoinKind,
+    JoinSpec,
+    Record,
+    StoreKind,
+    Variant,
+    Versioning,
+    Window,
+)
 
 __all__ = [
     "FEATURES",

@@ -13,8 +13,8 @@ from typing import NamedTuple
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from oracle.behaviour import Behaviour
-from oracle.records import (
+from kjoin.oracle.behaviour import Behaviour
+from kjoin.oracle.records import (
     JOIN_KINDS,
     SIDES,
     STORE_KINDS,

@@ -4,10 +4,10 @@ Pure Python, no Spark or pandas (a test enforces it). Start at ``behaviour.py`` 
 flags), then read the join module for the join kind you care about.
 """
 
-from oracle.behaviour import BUG_FLAGS, ERAS, Behaviour, UnknownVersionError, behaviour_for
-from oracle.engine import JoinProcessor, processor_for, run, run_traced
-from oracle.errors import OracleError, UnsupportedJoinError
-from oracle.records import JoinSpec, Output, Record, Versioning, Window
+from kjoin.oracle.behaviour import BUG_FLAGS, ERAS, Behaviour, UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import JoinProcessor, processor_for, run, run_traced
+from kjoin.oracle.errors import OracleError, UnsupportedJoinError
+from kjoin.oracle.records import JoinSpec, Output, Record, Versioning, Window
 
 __all__ = [
     "BUG_FLAGS",

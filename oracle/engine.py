@@ -14,9 +14,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-from oracle.behaviour import Behaviour
-from oracle.errors import UnsupportedJoinError
-from oracle.records import JoinSpec, Output, Record
+from kjoin.oracle.behaviour import Behaviour
+from kjoin.oracle.errors import UnsupportedJoinError
+from kjoin.oracle.records import JoinSpec, Output, Record
 
 __all__ = ["JoinProcessor", "processor_for", "run", "run_traced"]
 
@@ -42,19 +42,19 @@ def processor_for(spec: JoinSpec, behaviour: Behaviour) -> JoinProcessor:
         if spec.join == "stream-stream":
             raise UnsupportedJoinError("a stream-stream join has no tables to version")
     if spec.join == "stream-stream":
-        from oracle.stream_stream import StreamStreamJoin
+        from kjoin.oracle.stream_stream import StreamStreamJoin
 
         return StreamStreamJoin(spec, behaviour)
     if spec.join == "stream-table":
-        from oracle.stream_table import StreamTableJoin
+        from kjoin.oracle.stream_table import StreamTableJoin
 
         return StreamTableJoin(spec, behaviour)
     if spec.join == "table-table":
-        from oracle.table_table import TableTableJoin
+        from kjoin.oracle.table_table import TableTableJoin
 
         return TableTableJoin(spec, behaviour)
     if spec.join == "fk":
-        from oracle.foreign_key import ForeignKeyJoin
+        from kjoin.oracle.foreign_key import ForeignKeyJoin
 
         return ForeignKeyJoin(spec, behaviour)
     raise UnsupportedJoinError(f"unknown join kind {spec.join!r}")

@@ -33,10 +33,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import Enum
 
-from oracle.behaviour import Behaviour
-from oracle.errors import UnsupportedJoinError
-from oracle.records import JoinSpec, Key, Output, Record, Value, foreign_key_of, new_output
-from oracle.versioned import table_for
+from kjoin.oracle.behaviour import Behaviour
+from kjoin.oracle.errors import UnsupportedJoinError
+from kjoin.oracle.records import JoinSpec, Key, Output, Record, Value, foreign_key_of, new_output
+from kjoin.oracle.versioned import table_for
 
 __all__ = ["ForeignKeyJoin", "Instruction"]
 

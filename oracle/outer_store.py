@@ -22,8 +22,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
 
-from oracle.behaviour import Behaviour
-from oracle.records import Key, Output, Value, Window, new_output
+from kjoin.oracle.behaviour import Behaviour
+from kjoin.oracle.records import Key, Output, Value, Window, new_output
 
 __all__ = ["LEFT_SIDE", "RIGHT_SIDE", "HeldRecords", "OuterJoinBuffer", "outer_store_key_bytes"]
 

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from oracle.behaviour import UnknownVersionError, behaviour_for
-from oracle.engine import run
-from oracle.errors import OracleError
-from oracle.records import (
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.records import (
     FK_EXTRACTORS,
     JOIN_KINDS,
     SIDES,

@@ -20,11 +20,11 @@ Window stores, retention and expiry per store kind live in ``oracle.window_store
 
 from __future__ import annotations
 
-from oracle.behaviour import Behaviour
-from oracle.errors import UnsupportedJoinError
-from oracle.outer_store import LEFT_SIDE, RIGHT_SIDE, OuterJoinBuffer
-from oracle.records import JoinSpec, Key, Output, Record, Value, Window, new_output
-from oracle.window_store import JoinWindowStore, join_store_retention
+from kjoin.oracle.behaviour import Behaviour
+from kjoin.oracle.errors import UnsupportedJoinError
+from kjoin.oracle.outer_store import LEFT_SIDE, RIGHT_SIDE, OuterJoinBuffer
+from kjoin.oracle.records import JoinSpec, Key, Output, Record, Value, Window, new_output
+from kjoin.oracle.window_store import JoinWindowStore, join_store_retention
 
 __all__ = ["StreamStreamJoin"]
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import heapq
 
-from oracle.behaviour import Behaviour
-from oracle.errors import UnsupportedJoinError
-from oracle.records import JoinSpec, Key, Output, Record, new_output
-from oracle.versioned import PlainTable, VersionedTable
+from kjoin.oracle.behaviour import Behaviour
+from kjoin.oracle.errors import UnsupportedJoinError
+from kjoin.oracle.records import JoinSpec, Key, Output, Record, new_output
+from kjoin.oracle.versioned import PlainTable, VersionedTable
 
 __all__ = ["StreamTableJoin"]
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import Enum
 
-from oracle.behaviour import Behaviour
-from oracle.errors import UnsupportedJoinError
-from oracle.records import JoinSpec, Output, Record, Side, Value, Variant, new_output
-from oracle.versioned import PlainTable, VersionedTable, table_for
+from kjoin.oracle.behaviour import Behaviour
+from kjoin.oracle.errors import UnsupportedJoinError
+from kjoin.oracle.records import JoinSpec, Output, Record, Side, Value, Variant, new_output
+from kjoin.oracle.versioned import PlainTable, VersionedTable, table_for
 
 __all__ = ["TableTableJoin"]
 

@@ -28,7 +28,7 @@ from bisect import bisect_right
 from enum import Enum
 from typing import Protocol
 
-from oracle.records import Key, Value
+from kjoin.oracle.records import Key, Value
 
 __all__ = ["PlainTable", "PutStatus", "Table", "TableUpdate", "VersionedTable", "table_for"]
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 
-from oracle.behaviour import DAY_MS, Behaviour
-from oracle.errors import UnsupportedJoinError
-from oracle.records import Key, StoreKind, Value, Window
+from kjoin.oracle.behaviour import DAY_MS, Behaviour
+from kjoin.oracle.errors import UnsupportedJoinError
+from kjoin.oracle.records import Key, StoreKind, Value, Window
 
 __all__ = ["MIN_SEGMENT_INTERVAL_MS", "JoinWindowStore", "join_store_retention", "segment_interval"]
 

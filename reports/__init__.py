@@ -5,11 +5,11 @@ Rendering only: the checker's divergences are shown as they are, and semantics c
 the same inputs give byte-identical files.
 """
 
-from reports.compare import Comparison, compare_results
-from reports.document import ReportInputError, load_results
-from reports.era_diff import write_era_diff
-from reports.verdict import JoinVerdict, verdicts
-from reports.write import render_report, write_report
+from kjoin.reports.compare import Comparison, compare_results
+from kjoin.reports.document import ReportInputError, load_results
+from kjoin.reports.era_diff import write_era_diff
+from kjoin.reports.verdict import JoinVerdict, verdicts
+from kjoin.reports.write import render_report, write_report
 
 __all__ = [
     "Comparison",

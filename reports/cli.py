@@ -19,10 +19,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from reports.compare import compare_results, has_regressions, render_compare_page, render_compare_text
-from reports.document import ReportInputError, load_results, merge_results
-from reports.era_diff import EraDiffError, write_era_diff
-from reports.write import write_pages, write_report
+from kjoin.reports.compare import compare_results, has_regressions, render_compare_page, render_compare_text
+from kjoin.reports.document import ReportInputError, load_results, merge_results
+from kjoin.reports.era_diff import EraDiffError, write_era_diff
+from kjoin.reports.write import write_pages, write_report
 
 __all__ = ["add_report_commands", "add_report_option_to_run"]
 

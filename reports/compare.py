@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from reports.diff_table import show_output
-from reports.document import CaseResult, Results
-from reports.html import page, status_badge, text
-from reports.verdict import JoinVerdict, verdicts
+from kjoin.reports.diff_table import show_output
+from kjoin.reports.document import CaseResult, Results
+from kjoin.reports.html import page, status_badge, text
+from kjoin.reports.verdict import JoinVerdict, verdicts
 
 __all__ = [
     "CATEGORIES",

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from conformance.checker import UNKNOWN_CAUSE, Divergence
-from oracle.records import Key, Output, Record
-from reports.html import text
+from kjoin.conformance.checker import UNKNOWN_CAUSE, Divergence
+from kjoin.oracle.records import Key, Output, Record
+from kjoin.reports.html import text
 
 __all__ = ["Column", "Item", "Mark", "era_columns", "render_diff_table", "show_output", "unified_column"]
 

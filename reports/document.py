@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.checker import DIVERGENCE_KINDS, UNKNOWN_CAUSE, Divergence
-from oracle.behaviour import UnknownVersionError, parse_version
-from oracle.portable import PortableFormatError, parse_scenario
-from oracle.records import JoinSpec, Output, Record
+from kjoin.conformance.checker import DIVERGENCE_KINDS, UNKNOWN_CAUSE, Divergence
+from kjoin.oracle.behaviour import UnknownVersionError, parse_version
+from kjoin.oracle.portable import PortableFormatError, parse_scenario
+from kjoin.oracle.records import JoinSpec, Output, Record
 
 __all__ = [
     "SCHEMA",

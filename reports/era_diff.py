@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from conformance.checker import Divergence, Emitted, check
-from conformance.harness.cases import Case, load_cases
-from oracle.behaviour import UnknownVersionError, behaviour_for
-from oracle.engine import run
-from oracle.errors import OracleError
-from oracle.records import JOIN_KINDS, VARIANTS, JoinSpec, Output, Record
-from reports.diff_table import Column, era_columns, render_diff_table
-from reports.html import page, text
-from reports.scenario_page import describe_spec, scenario_file
-from reports.write import write_pages
+from kjoin.conformance.checker import Divergence, Emitted, check
+from kjoin.conformance.harness.cases import Case, load_cases
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.records import JOIN_KINDS, VARIANTS, JoinSpec, Output, Record
+from kjoin.reports.diff_table import Column, era_columns, render_diff_table
+from kjoin.reports.html import page, text
+from kjoin.reports.scenario_page import describe_spec, scenario_file
+from kjoin.reports.write import write_pages
 
 __all__ = [
     "EraDiffError",

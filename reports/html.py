@@ -15,7 +15,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping
 
-from reports.assets import FILTER_SCRIPT, STYLE
+from kjoin.reports.assets import FILTER_SCRIPT, STYLE
 
 __all__ = ["attr", "element", "page", "safe_name", "status_badge", "table", "text"]
 

@@ -13,11 +13,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from oracle.records import JOIN_KINDS, VARIANTS
-from reports.document import CaseResult, Results, kafka_order
-from reports.html import page, status_badge, table, text
-from reports.scenario_page import group_anchor, scenario_file
-from reports.verdict import ERA_VERSIONS, JoinVerdict
+from kjoin.oracle.records import JOIN_KINDS, VARIANTS
+from kjoin.reports.document import CaseResult, Results, kafka_order
+from kjoin.reports.html import page, status_badge, table, text
+from kjoin.reports.scenario_page import group_anchor, scenario_file
+from kjoin.reports.verdict import ERA_VERSIONS, JoinVerdict
 
 __all__ = ["STATUS_ORDER", "render_index_page", "status_order"]
 

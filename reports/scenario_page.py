@@ -14,13 +14,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from oracle.behaviour import UnknownVersionError, behaviour_for
-from oracle.engine import run_traced
-from oracle.errors import OracleError
-from oracle.records import VARIANTS, JoinSpec
-from reports.diff_table import Column, render_diff_table, show_output, unified_column
-from reports.document import CaseResult, kafka_order
-from reports.html import element, page, safe_name, status_badge, table, text
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run_traced
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.records import VARIANTS, JoinSpec
+from kjoin.reports.diff_table import Column, render_diff_table, show_output, unified_column
+from kjoin.reports.document import CaseResult, kafka_order
+from kjoin.reports.html import element, page, safe_name, status_badge, table, text
 
 __all__ = ["LEGEND", "describe_spec", "group_anchor", "render_scenario_page", "scenario_file"]
 

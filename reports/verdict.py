@@ -16,12 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from conformance.checker import MODES, UNKNOWN_CAUSE, Emitted, Mode, check
-from oracle.behaviour import ERAS, Behaviour, UnknownVersionError, behaviour_for
-from oracle.engine import run
-from oracle.errors import OracleError
-from oracle.records import JOIN_KINDS, VARIANTS, Output
-from reports.document import CaseResult
+from kjoin.conformance.checker import MODES, UNKNOWN_CAUSE, Emitted, Mode, check
+from kjoin.oracle.behaviour import ERAS, Behaviour, UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.records import JOIN_KINDS, VARIANTS, Output
+from kjoin.reports.document import CaseResult
 
 __all__ = [
     "ERA_VERSIONS",

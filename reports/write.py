@@ -10,10 +10,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from reports.document import CaseResult, Results, load_results, merge_results
-from reports.index_page import render_index_page
-from reports.scenario_page import render_scenario_page, scenario_file
-from reports.verdict import verdicts
+from kjoin.reports.document import CaseResult, Results, load_results, merge_results
+from kjoin.reports.index_page import render_index_page
+from kjoin.reports.scenario_page import render_scenario_page, scenario_file
+from kjoin.reports.verdict import verdicts
 
 __all__ = ["render_report", "write_pages", "write_report"]
 

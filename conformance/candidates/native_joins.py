@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, Window
 from pyspark.sql import functions as F
 
-from conformance.candidates.native_feed import stepped_stream
+from kjoin.conformance.candidates.native_feed import stepped_stream
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from conformance.candidate import Claim, DeclaredDifference
+from kjoin.conformance.candidate import Claim, DeclaredDifference
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -95,7 +95,7 @@ class SparkNative:
     declared_differences: tuple[DeclaredDifference, ...] = DECLARED
 
     def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
-        from conformance.candidates.native_joins import stream_stream_join, stream_table_join
+        from kjoin.conformance.candidates.native_joins import stream_stream_join, stream_table_join
 
         joins = {row.join for row in specs.select("join").distinct().collect()}
         if joins == {"stream-stream"}:

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 
-from conformance.candidate import Claim, DeclaredDifference
-from conformance.candidates.reference.dispatch import run_reference
+from kjoin.conformance.candidate import Claim, DeclaredDifference
+from kjoin.conformance.candidates.reference.dispatch import run_reference
 
 __all__ = ["CLAIM", "SparkReference", "candidate"]
 

@@ -5,11 +5,11 @@ join kind) and shrinks failures with ``shrink`` (one call per round), ``regressi
 minimal scenarios, ``command`` is ``kjoin fuzz``, ``profiles`` holds the CI and nightly settings.
 """
 
-from conformance.differential.fuzz import Counterexample, FuzzReport, fuzz
-from conformance.differential.generate import Generated, draw_examples, generate_cases
-from conformance.differential.profiles import PROFILES, FuzzProfile, profile_named
-from conformance.differential.regressions import Regression, read_regressions, write_regression
-from conformance.differential.shrink import Shrunk, reductions, shrink
+from kjoin.conformance.differential.fuzz import Counterexample, FuzzReport, fuzz
+from kjoin.conformance.differential.generate import Generated, draw_examples, generate_cases
+from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile, profile_named
+from kjoin.conformance.differential.regressions import Regression, read_regressions, write_regression
+from kjoin.conformance.differential.shrink import Shrunk, reductions, shrink
 
 __all__ = [
     "PROFILES",

@@ -18,14 +18,14 @@ from typing import Any, Protocol, TextIO
 
 import hypothesis
 
-from conformance.candidate import CandidateLoadError, load_candidate
-from conformance.differential.fuzz import FuzzReport, fuzz
-from conformance.differential.profiles import PROFILES, profile_named
-from conformance.differential.regressions import write_regression
-from conformance.harness.render import render_outcome, render_summary
-from conformance.harness.spark_session import resolve_master, start_session
-from oracle.behaviour import UnknownVersionError, behaviour_for
-from oracle.records import JOIN_KINDS
+from kjoin.conformance.candidate import CandidateLoadError, load_candidate
+from kjoin.conformance.differential.fuzz import FuzzReport, fuzz
+from kjoin.conformance.differential.profiles import PROFILES, profile_named
+from kjoin.conformance.differential.regressions import write_regression
+from kjoin.conformance.harness.render import render_outcome, render_summary
+from kjoin.conformance.harness.spark_session import resolve_master, start_session
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.records import JOIN_KINDS
 
 __all__ = ["add_fuzz_command", "render_report"]
 

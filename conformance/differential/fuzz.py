@@ -18,14 +18,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from conformance.candidate import Candidate
-from conformance.differential.generate import Generated, generate_cases
-from conformance.differential.profiles import PROFILES, FuzzProfile
-from conformance.differential.shrink import Evaluate, Shrunk, complexity, shrink
-from conformance.harness.cases import Case
-from conformance.harness.outcomes import CaseOutcome, HarnessRun
-from oracle.behaviour import parse_version
-from oracle.records import JOIN_KINDS, JoinKind
+from kjoin.conformance.candidate import Candidate
+from kjoin.conformance.differential.generate import Generated, generate_cases
+from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile
+from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, shrink
+from kjoin.conformance.harness.cases import Case
+from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
+from kjoin.oracle.behaviour import parse_version
+from kjoin.oracle.records import JOIN_KINDS, JoinKind
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

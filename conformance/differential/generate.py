@@ -30,13 +30,13 @@ import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from conformance.candidate import Claim
-from conformance.differential.profiles import FuzzProfile
-from conformance.harness.cases import Case, case_id, expected_outputs
-from conformance.strategies import JOIN_VARIANTS, join_scenarios
-from oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for
-from oracle.errors import OracleError
-from oracle.records import JOIN_KINDS, JoinKind, JoinSpec, Record, Variant
+from kjoin.conformance.candidate import Claim
+from kjoin.conformance.differential.profiles import FuzzProfile
+from kjoin.conformance.harness.cases import Case, case_id, expected_outputs
+from kjoin.conformance.strategies import JOIN_VARIANTS, join_scenarios
+from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.records import JOIN_KINDS, JoinKind, JoinSpec, Record, Variant
 
 __all__ = [
     "JOIN_ABBREVIATIONS",
@@ -118,7 +118,7 @@ def offered_variants(join: JoinKind, behaviour: Behaviour, variants: Sequence[st
 def strategy_label(join: JoinKind, kafka: str, profile: FuzzProfile, variants: Sequence[str]) -> str:
     """How a generated scenario was drawn, as saved with a counterexample (``strategy``)."""
     return (
-        f"conformance.strategies.join_scenarios({join!r}, behaviour_for({kafka!r}), "
+        f"kjoin.conformance.strategies.join_scenarios({join!r}, behaviour_for({kafka!r}), "
         f"variants={list(variants)!r}, max_size={profile.max_size}, max_keys={profile.max_keys})"
     )
 

@@ -27,12 +27,12 @@ from typing import Any
 
 import hypothesis
 
-from conformance.differential.fuzz import Counterexample
-from conformance.differential.generate import JOIN_ABBREVIATIONS
-from conformance.harness.cases import Case, expected_outputs
-from conformance.harness.render import show_output
-from oracle.portable import PortableFormatError, PortableScenario, output_to_json, parse_scenario
-from scenarios import CATALOGUE_ROOT
+from kjoin.conformance.differential.fuzz import Counterexample
+from kjoin.conformance.differential.generate import JOIN_ABBREVIATIONS
+from kjoin.conformance.harness.cases import Case, expected_outputs
+from kjoin.conformance.harness.render import show_output
+from kjoin.oracle.portable import PortableFormatError, PortableScenario, output_to_json, parse_scenario
+from kjoin.scenarios import CATALOGUE_ROOT
 
 __all__ = [
     "REGRESSIONS_ROOT",

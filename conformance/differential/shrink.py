@@ -30,9 +30,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 from itertools import combinations
 
-from conformance.harness.cases import Case, case_id
-from conformance.harness.outcomes import CaseOutcome
-from oracle.records import Key, Record
+from kjoin.conformance.harness.cases import Case, case_id
+from kjoin.conformance.harness.outcomes import CaseOutcome
+from kjoin.oracle.records import Key, Record
 
 __all__ = ["Evaluate", "Shrunk", "complexity", "reductions", "shrink"]
 

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from conformance.candidate import INPUT_SCHEMA, OUTPUT_SCHEMA, SPEC_SCHEMA, Candidate
-from conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Emitted
-from conformance.harness.cases import Case
-from oracle.records import Key, Output
+from kjoin.conformance.candidate import INPUT_SCHEMA, OUTPUT_SCHEMA, SPEC_SCHEMA, Candidate
+from kjoin.conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Emitted
+from kjoin.conformance.harness.cases import Case
+from kjoin.oracle.records import Key, Output
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -16,11 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from oracle.behaviour import UnknownVersionError, behaviour_for
-from oracle.engine import run
-from oracle.portable import PortableFormatError, parse_scenario
-from oracle.records import JoinSpec, Output, Record
-from scenarios import CATALOGUE_ROOT
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run
+from kjoin.oracle.portable import PortableFormatError, parse_scenario
+from kjoin.oracle.records import JoinSpec, Output, Record
+from kjoin.scenarios import CATALOGUE_ROOT
 
 __all__ = ["Case", "CaseSet", "case_id", "expected_outputs", "load_cases", "source_label"]
 
@@ -152,7 +152,7 @@ def _jsonl_cases(path: Path, errors: list[str]) -> Iterable[Case]:
 def _toml_cases(path: Path, errors: list[str]) -> Iterable[Case]:
     label = source_label(path)
     try:
-        from conformance.scenario_files import ScenarioError, load_scenario
+        from kjoin.conformance.scenario_files import ScenarioError, load_scenario
     except ImportError as error:
         errors.append(f"{label}: seed tables cannot be read here: {error}")
         return

@@ -19,13 +19,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, get_args
 
-from conformance.candidate import Candidate, DeclaredDifference, declared_difference_for, unclaimed_because
-from conformance.checker import CandidateFailure, Emitted, Mode, Verdict, check
-from conformance.harness.batching import Answer, run_batch
-from conformance.harness.cases import Case, expected_outputs
-from oracle.behaviour import UnknownVersionError
-from oracle.errors import OracleError
-from oracle.records import Output
+from kjoin.conformance.candidate import (
+    Candidate,
+    DeclaredDifference,
+    declared_difference_for,
+    unclaimed_because,
+)
+from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, Verdict, check
+from kjoin.conformance.harness.batching import Answer, run_batch
+from kjoin.conformance.harness.cases import Case, expected_outputs
+from kjoin.oracle.behaviour import UnknownVersionError
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.records import Output
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -164,7 +169,7 @@ class HarnessRun:
 
     def _run_join_kind(self, join: str) -> None:
         """One candidate call over the registered, claimed, applicable cases of ``join`` without answers."""
-        from conformance.harness.spark_session import jobs_started
+        from kjoin.conformance.harness.spark_session import jobs_started
 
         batch = [
             case for case in self._registered.values()

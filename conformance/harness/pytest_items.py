@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from conformance.harness.cases import Case
-from conformance.harness.outcomes import CaseOutcome, HarnessRun
-from conformance.harness.render import render_outcome
-from conformance.harness.results import case_result
+from kjoin.conformance.harness.cases import Case
+from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
+from kjoin.conformance.harness.render import render_outcome
+from kjoin.conformance.harness.results import case_result
 
 __all__ = [
     "RESULT_PROPERTY",

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from conformance.candidate import Candidate, CandidateLoadError, load_candidate
-from conformance.harness.cases import load_cases
-from conformance.harness.outcomes import EQUIVALENCES, Equivalence, HarnessRun
-from conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items
-from conformance.harness.results import results_document, run_metadata, write_results
-from conformance.harness.spark_session import resolve_master, start_session
+from kjoin.conformance.candidate import Candidate, CandidateLoadError, load_candidate
+from kjoin.conformance.harness.cases import load_cases
+from kjoin.conformance.harness.outcomes import EQUIVALENCES, Equivalence, HarnessRun
+from kjoin.conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items
+from kjoin.conformance.harness.results import results_document, run_metadata, write_results
+from kjoin.conformance.harness.spark_session import resolve_master, start_session
 
 __all__ = ["PytestRun", "configure"]
 

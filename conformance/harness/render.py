@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 from tabulate import tabulate
 
-from conformance.checker import Divergence, Emitted
-from conformance.harness.cases import Case
-from conformance.harness.outcomes import CaseOutcome
-from oracle.behaviour import UnknownVersionError, behaviour_for
-from oracle.records import Key, Output, Value
+from kjoin.conformance.checker import Divergence, Emitted
+from kjoin.conformance.harness.cases import Case
+from kjoin.conformance.harness.outcomes import CaseOutcome
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.records import Key, Output, Value
 
 __all__ = ["render_outcome", "render_summary", "show_output"]
 

@@ -36,12 +36,12 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from conformance.candidate import Candidate, DeclaredDifference
-from conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Divergence, Emitted
-from conformance.harness.outcomes import CaseOutcome
-from oracle.records import JoinSpec, Output
-from reports.document import case_from_json
-from reports.verdict import verdicts
+from kjoin.conformance.candidate import Candidate, DeclaredDifference
+from kjoin.conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Divergence, Emitted
+from kjoin.conformance.harness.outcomes import CaseOutcome
+from kjoin.oracle.records import JoinSpec, Output
+from kjoin.reports.document import case_from_json
+from kjoin.reports.verdict import verdicts
 
 __all__ = ["SCHEMA", "VERSION", "case_result", "results_document", "run_metadata", "write_results"]
 

@@ -8,7 +8,7 @@ from importlib import import_module
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from conformance.candidates.reference.frames import attach_behaviour, number
+from kjoin.conformance.candidates.reference.frames import attach_behaviour, number
 
 __all__ = ["run_reference"]
 
@@ -24,7 +24,7 @@ _MODULES = {
 
 def _emissions_for(kind: str) -> Callable[[DataFrame], DataFrame]:
     module, function = _MODULES[kind]
-    return getattr(import_module(f"conformance.candidates.reference.{module}"), function)
+    return getattr(import_module(f"kjoin.conformance.candidates.reference.{module}"), function)
 
 
 def run_reference(spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:

@@ -17,7 +17,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, StringType, StructField, StructType
 
-from oracle.behaviour import behaviour_for, flag_names
+from kjoin.oracle.behaviour import behaviour_for, flag_names
 
 __all__ = [
     "EMISSION_COLUMNS",

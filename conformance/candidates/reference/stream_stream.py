@@ -25,8 +25,8 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from conformance.candidates.reference.frames import by_scenario, emission, running_max_before, side_is
-from conformance.candidates.reference.outer_store import (
+from kjoin.conformance.candidates.reference.frames import by_scenario, emission, running_max_before, side_is
+from kjoin.conformance.candidates.reference.outer_store import (
     HELD_INPUT_COLUMNS,
     HELD_OUTPUT_SCHEMA,
     emit_held_records,

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from conformance.candidates.reference.frames import emission, side_is
-from conformance.candidates.reference.versioned import with_latest_flag
+from kjoin.conformance.candidates.reference.frames import emission, side_is
+from kjoin.conformance.candidates.reference.versioned import with_latest_flag
 
 __all__ = ["table_table_emissions"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from conformance.candidates.reference.frames import running_max_before, side_is
+from kjoin.conformance.candidates.reference.frames import running_max_before, side_is
 
 __all__ = [
     "accepted",

@@ -1,0 +1,88 @@
+"""Shared fixtures and options of the project's own tests.
+
+* ``spark``: one SparkSession (``local[2]``) for the whole test session; modules with their own ``spark``
+  fixture keep it (``start_session`` reuses the active session anyway).
+* ``--kjoin-profile ci|deep`` and ``--kjoin-seed S``: the fuzzing profile and seed of the differential tests
+  and the oracle property tests (also ``$KJOIN_PROFILE``, ``$KJOIN_SEED``); both are printed in the report
+  header, so any run can be repeated.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import hypothesis
+import pytest
+
+from kjoin.conformance.differential.profiles import (
+    PROFILE_ENV,
+    PROFILES,
+    SEED_ENV,
+    FuzzProfile,
+    active_profile,
+    active_seed,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+_TESTS = str(Path(__file__).resolve().parent)
+# The test candidates (``support.fixture_candidates:...``) are loaded by name, also in Spark's Python workers
+# and in nested pytest runs: both inherit this environment.
+if _TESTS not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_TESTS, os.environ.get("PYTHONPATH")) if p)
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("kjoin-tests", "kjoin's own tests")
+    group.addoption("--kjoin-profile", dest="kjoin_profile", default=None, metavar="NAME",
+                    help=f"fuzzing profile of the differential and property tests: {', '.join(PROFILES)} "
+                    f"(default: ${PROFILE_ENV}, else ci)")
+    group.addoption("--kjoin-seed", dest="kjoin_seed", default=None, metavar="S",
+                    help=f"seed of the differential and property tests (default: ${SEED_ENV}, else the "
+                    "profile's fixed seed)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Pass the options on through the environment (read when test modules are imported, also on xdist
+    workers) and reject bad values before anything runs."""
+    profile, seed = config.getoption("kjoin_profile"), config.getoption("kjoin_seed")
+    if profile is not None:
+        os.environ[PROFILE_ENV] = profile
+    if seed is not None:
+        os.environ[SEED_ENV] = seed
+    try:
+        active_seed(active_profile())
+    except ValueError as error:
+        raise pytest.UsageError(f"--kjoin-profile/--kjoin-seed: {error}") from error
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    profile = active_profile()
+    return (f"kjoin differential: profile {profile.name} ({profile.examples} scenarios per join kind), "
+            f"seed {active_seed(profile)}, hypothesis {hypothesis.__version__}")
+
+
+@pytest.fixture(scope="session")
+def fuzz_profile() -> FuzzProfile:
+    """The active fuzzing profile."""
+    return active_profile()
+
+
+@pytest.fixture(scope="session")
+def fuzz_seed(fuzz_profile: FuzzProfile) -> int:
+    """The active seed."""
+    return active_seed(fuzz_profile)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    from kjoin.conformance.harness.spark_session import start_session
+
+    yield start_session("local[2]")

@@ -1,0 +1,157 @@
+"""The pure checker: verdicts, divergence kinds and their evidence, per equivalence level (no Spark)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kjoin.conformance.checker import DIVERGENCE_KINDS, MODES, CandidateFailure, Emitted, check
+from kjoin.oracle.records import Output
+
+A = Output("k1", ("L1", "R1"), 5, 2)
+B = Output("k1", ("L2", "R1"), 7, 3)
+C = Output("k2", ("L3", None), 4, 3)
+D = Output("k2", None, 9, 5)
+
+
+def unknown_causes(*outputs: Output) -> Emitted:
+    return Emitted(tuple(o._replace(cause=-1) for o in outputs), causes_known=False)
+
+
+def known_causes(*outputs: Output) -> Emitted:
+    return Emitted(tuple(outputs), causes_known=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_check_passes_when_outputs_are_identical(mode: str) -> None:
+    verdict = check([A, B, C, D], known_causes(A, B, C, D), mode)
+    assert (verdict.status, verdict.divergences, verdict.first) == ("pass", (), None)
+
+
+def test_check_reports_missing_output_when_candidate_omits_a_row() -> None:
+    verdict = check([A, B, C], unknown_causes(A, C), "multiset")
+    assert verdict.status == "fail"
+    found = [(d.kind, d.expected, d.actual, d.at) for d in verdict.divergences]
+    assert found == [("missing-output", B, None, 3)]
+
+
+def test_check_reports_unexpected_output_when_candidate_adds_a_row() -> None:
+    extra = Output("k3", ("L9", None), 1, 0)
+    verdict = check([A], known_causes(extra, A), "exact")
+    assert [(d.kind, d.actual, d.at) for d in verdict.divergences] == [("unexpected-output", extra, 0)]
+
+
+def test_check_reports_wrong_timestamp_when_only_the_timestamp_differs() -> None:
+    late = A._replace(ts=6, cause=-1)
+    verdict = check([A], Emitted((late,)), "multiset")
+    [divergence] = verdict.divergences
+    assert (divergence.kind, divergence.expected, divergence.actual) == ("wrong-timestamp", A, late)
+
+
+def test_check_ignores_timestamps_when_the_scenario_does_not_know_them() -> None:
+    assert check([A], unknown_causes(A._replace(ts=99)), "multiset", timestamps=False).status == "pass"
+
+
+def test_check_reports_wrong_value_when_the_same_input_emits_another_value() -> None:
+    other = A._replace(value=("L1", None))
+    verdict = check([A], known_causes(other), "exact")
+    [divergence] = verdict.divergences
+    found = (divergence.kind, divergence.expected, divergence.actual, divergence.at)
+    assert found == ("wrong-value", A, other, 2)
+
+
+def test_check_exact_reports_out_of_order_when_emitted_by_another_input() -> None:
+    verdict = check([A, B], known_causes(A, B._replace(cause=4)), "exact")
+    [divergence] = verdict.divergences
+    assert (divergence.kind, divergence.expected, divergence.at) == ("out-of-order", B, 3)
+    assert "#4" in divergence.detail and "#3" in divergence.detail
+
+
+def test_check_exact_reports_out_of_order_when_one_input_emits_in_another_order() -> None:
+    verdict = check([B, C], known_causes(C, B), "exact")
+    assert [d.kind for d in verdict.divergences] == ["out-of-order"]
+
+
+def test_check_key_order_accepts_interleaving_across_keys() -> None:
+    assert check([A, C, B], unknown_causes(C, A, B), "key-order").status == "pass"
+
+
+def test_check_key_order_rejects_a_swap_within_one_key() -> None:
+    verdict = check([A, B], unknown_causes(B, A), "key-order")
+    [divergence] = verdict.divergences
+    assert divergence.kind == "out-of-order" and "k1" in divergence.detail
+
+
+def test_check_multiset_accepts_any_order_but_counts_duplicates() -> None:
+    assert check([A, B, C], unknown_causes(C, B, A), "multiset").status == "pass"
+    verdict = check([A, A], unknown_causes(A), "multiset")
+    assert [d.kind for d in verdict.divergences] == ["missing-output"]
+
+
+def test_check_exact_is_unknown_when_the_candidate_reports_no_causes() -> None:
+    verdict = check([A], unknown_causes(A), "exact")
+    assert verdict.status == "unknown" and "idx" in verdict.reason
+
+
+def test_check_table_compares_the_final_state_only() -> None:
+    first = Output("k1", ("L1", None), 1, 0)
+    assert check([first, A], unknown_causes(A), "table").status == "pass"
+
+
+def test_check_table_reports_a_row_the_candidate_deleted() -> None:
+    delete = Output("k1", None, 8, 4)
+    verdict = check([A], known_causes(A, delete), "table")
+    [divergence] = verdict.divergences
+    assert (divergence.kind, divergence.expected) == ("missing-output", A)
+
+
+def test_check_gives_candidate_error_when_the_candidate_failed() -> None:
+    verdict = check([A], CandidateFailure("ValueError: boom", "Traceback ..."), "multiset")
+    [divergence] = verdict.divergences
+    assert (verdict.status, divergence.kind) == ("fail", "candidate-error")
+    assert "boom" in divergence.detail and "Traceback" in divergence.detail
+
+
+def test_check_orders_divergences_by_input_so_first_is_the_earliest() -> None:
+    verdict = check([A, B, D], known_causes(D), "exact")
+    assert [d.at for d in verdict.divergences] == [2, 3]
+    assert verdict.first is not None and verdict.first.expected == A
+
+
+def test_check_rejects_an_unknown_mode() -> None:
+    with pytest.raises(ValueError, match="unknown equivalence mode"):
+        check([], Emitted(()), "fuzzy")  # type: ignore[arg-type]
+
+
+def test_check_divergence_kinds_are_the_documented_closed_list() -> None:
+    assert DIVERGENCE_KINDS == (
+        "missing-output", "unexpected-output", "wrong-value", "wrong-timestamp", "out-of-order",
+        "candidate-error",
+    )
+
+
+outputs = st.lists(
+    st.builds(Output, st.sampled_from(["k1", "k2", 3, None]),
+              st.one_of(st.none(), st.tuples(st.sampled_from(["L1", "L2"]), st.sampled_from(["R1", None]))),
+              st.integers(0, 5), st.integers(0, 4)),
+    max_size=8,
+).map(lambda found: sorted(found, key=lambda output: output.cause))
+
+
+@given(outputs, st.randoms(use_true_random=False))
+def test_check_multiset_passes_for_any_permutation_and_fails_for_any_removal(
+    expected: list[Output], random: object
+) -> None:
+    shuffled = list(expected)
+    random.shuffle(shuffled)  # type: ignore[attr-defined]
+    assert check(expected, Emitted(tuple(shuffled)), "multiset").status == "pass"
+    if expected:
+        verdict = check(expected, Emitted(tuple(shuffled[1:])), "multiset")
+        assert [d.kind for d in verdict.divergences] == ["missing-output"]
+
+
+@given(outputs)
+def test_check_passes_in_every_mode_when_the_candidate_matches_exactly(expected: list[Output]) -> None:
+    for mode in MODES:
+        assert check(expected, Emitted(tuple(expected), causes_known=True), mode).status == "pass"

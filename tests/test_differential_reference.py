@@ -1,0 +1,39 @@
+"""The bundled ``spark-reference`` candidate against the oracle on generated scenarios (all four join kinds).
+
+Under the CI profile: the profile's scenarios per join kind as Kafka 3.9, one candidate call per join kind.
+Under the deep profile: every Kafka version the candidate claims. A failure is shrunk and shown in full
+(first divergence and trace), so the message is the smallest scenario to debug.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import SparkSession
+
+from kjoin.conformance.candidate import load_candidate
+from kjoin.conformance.differential.command import render_report
+from kjoin.conformance.differential.fuzz import fuzz
+from kjoin.conformance.differential.generate import offered_variants
+from kjoin.conformance.differential.profiles import FuzzProfile, active_profile
+from kjoin.oracle.behaviour import behaviour_for
+from kjoin.oracle.records import JOIN_KINDS, VARIANTS
+
+pytestmark = pytest.mark.xdist_group("spark")
+
+REFERENCE = load_candidate("spark-reference")
+VERSIONS = ["3.9"] if active_profile().name == "ci" else list(REFERENCE.claim.kafka)
+
+
+@pytest.mark.parametrize("kafka", VERSIONS)
+def test_spark_reference_agrees_with_the_oracle_on_generated_scenarios(
+    kafka: str, spark: SparkSession, fuzz_profile: FuzzProfile, fuzz_seed: int
+) -> None:
+    report = fuzz(REFERENCE, lambda: spark, kafka=kafka, profile=fuzz_profile, seed=fuzz_seed)
+    assert [batch.join for batch in report.generated] == list(JOIN_KINDS)
+    behaviour = behaviour_for(kafka)
+    offered = [batch for batch in report.generated if offered_variants(batch.join, behaviour, VARIANTS)]
+    assert offered and all(len(batch.cases) >= fuzz_profile.examples // 2 for batch in offered)
+    assert report.candidate_calls >= len(offered)
+    again = (f"kjoin fuzz --candidate spark-reference --kafka {kafka} --seed {fuzz_seed} "
+             f"--profile {fuzz_profile.name} --save scenarios/regressions")
+    assert not report.failures, render_report(report, again)

@@ -1,0 +1,203 @@
+"""The harness on real local Spark (``local[2]``): batching, validation, spark-native, and the pytest plugin
+end to end. Few Spark jobs: each candidate runs once per join kind over small scenarios."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+
+from kjoin.conformance.candidate import Candidate
+from kjoin.conformance.candidates.spark_native import SparkNative
+from kjoin.conformance.checker import CandidateFailure, Emitted
+from kjoin.conformance.cli import main
+from kjoin.conformance.harness.batching import OutputSchemaError, run_batch, validated_output
+from kjoin.conformance.harness.cases import Case, load_cases
+from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun, status_of
+from kjoin.conformance.harness.spark_session import jobs_started, start_session
+from support import fixture_candidates
+from support.harness_scenarios import write_scenarios
+
+pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: one worker, one SparkSession
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    yield start_session("local[2]")
+
+
+@pytest.fixture(scope="module")
+def scenario_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_scenarios(tmp_path_factory.mktemp("scenarios") / "small.jsonl")
+
+
+@pytest.fixture(scope="module")
+def cases(scenario_file: Path) -> tuple[Case, ...]:
+    loaded = load_cases([scenario_file])
+    assert loaded.errors == ()
+    return loaded.cases
+
+
+@dataclass
+class CountingCandidate:
+    """Delegates to ``inner`` and counts the calls of ``run``."""
+
+    inner: Candidate
+    calls: int = 0
+
+    def __post_init__(self) -> None:
+        self.name, self.claim = self.inner.name, self.inner.claim
+        self.declared_differences = self.inner.declared_differences
+
+    def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
+        self.calls += 1
+        return self.inner.run(spark, inputs, specs)
+
+
+def outcomes_of(candidate: Candidate, spark: SparkSession, cases: tuple[Case, ...]) -> dict[str, CaseOutcome]:
+    harness = HarnessRun(candidate, lambda: spark)
+    return {outcome.case.scenario: outcome for outcome in harness.outcomes(cases)}
+
+
+def test_harness_runs_candidate_once_per_join_kind_in_few_jobs(
+    spark: SparkSession, cases: tuple[Case, ...]
+) -> None:
+    counting = CountingCandidate(fixture_candidates.oracle_on_driver())
+    harness = HarnessRun(counting, lambda: spark)
+    before = jobs_started(spark)
+    outcomes = harness.outcomes(cases)
+    assert [o.status for o in outcomes] == ["pass"] * len(cases)
+    assert {o.mode for o in outcomes} == {"exact"}
+    assert counting.calls == 2 and [b.join for b in harness.batches] == ["stream-stream", "stream-table"]
+    after = jobs_started(spark)
+    assert before is not None and after is not None and after - before <= 4 * counting.calls
+
+
+def test_harness_fails_a_window_off_by_one_with_the_extra_row(
+    spark: SparkSession, cases: tuple[Case, ...]
+) -> None:
+    outcomes = outcomes_of(fixture_candidates.window_off_by_one(), spark, cases)
+    edge = outcomes["small-ss-inner-edge"]
+    assert edge.status == "fail" and edge.verdict is not None
+    [divergence] = edge.verdict.divergences
+    assert (divergence.kind, divergence.actual.value, divergence.at) == ("unexpected-output", ("A", "a"), 1)
+    assert outcomes["small-ss-inner"].status == "pass"
+
+
+def test_run_batch_fails_every_case_when_a_column_is_missing(
+    spark: SparkSession, cases: tuple[Case, ...]
+) -> None:
+    answers = run_batch(spark, fixture_candidates.missing_ts_column(), cases[:2])
+    failures = set(answers.values())
+    assert len(failures) == 1
+    [failure] = failures
+    assert isinstance(failure, CandidateFailure) and "output lacks column(s) ts" in failure.message
+
+
+def test_run_batch_fails_only_the_case_with_a_null_timestamp(
+    spark: SparkSession, cases: tuple[Case, ...]
+) -> None:
+    stream_stream = cases[:4]
+    answers = run_batch(spark, fixture_candidates.null_ts_in_one_case(), stream_stream)
+    failed = {case_id for case_id, answer in answers.items() if isinstance(answer, CandidateFailure)}
+    assert failed == {stream_stream[0].id}
+    assert "ts is null (not allowed)" in answers[stream_stream[0].id].message  # type: ignore[union-attr]
+    assert all(isinstance(answers[case.id], Emitted) for case in stream_stream[1:])
+
+
+def test_harness_reports_candidate_error_with_traceback_when_run_raises(
+    spark: SparkSession, cases: tuple[Case, ...]
+) -> None:
+    outcome = outcomes_of(fixture_candidates.raises_in_run(), spark, cases[:1])["small-ss-inner"]
+    assert outcome.status == "fail" and outcome.verdict is not None
+    [divergence] = outcome.verdict.divergences
+    assert divergence.kind == "candidate-error"
+    assert "RuntimeError: fixture candidate fails on purpose" in divergence.detail
+    assert "Traceback" in divergence.detail
+
+
+def test_validated_output_names_a_column_of_the_wrong_type(spark: SparkSession) -> None:
+    frame = spark.createDataFrame(
+        [("s", "k", "A", None, False, "12")],
+        "scenario_id string, key string, left string, right string, tombstone boolean, ts string",
+    )
+    with pytest.raises(OutputSchemaError, match="output column 'ts' has type string, expected long"):
+        validated_output(frame)
+
+
+@pytest.fixture(scope="module")
+def native_outcomes(spark: SparkSession, cases: tuple[Case, ...]) -> dict[str, CaseOutcome]:
+    return outcomes_of(SparkNative(), spark, cases)
+
+
+def test_spark_native_agrees_where_spark_and_kafka_agree(native_outcomes: dict[str, CaseOutcome]) -> None:
+    for scenario in ("small-ss-inner", "small-ss-inner-edge", "small-st-inner", "small-st-left"):
+        assert native_outcomes[scenario].status == "pass", scenario
+
+
+def test_spark_native_shows_its_declared_differences(native_outcomes: dict[str, CaseOutcome]) -> None:
+    legacy = native_outcomes["small-ss-left-legacy"]
+    assert legacy.status == "declared" and legacy.declared is not None and "eager" in legacy.declared.reason
+    assert [d.kind for d in legacy.verdict.divergences] == ["missing-output"]  # type: ignore[union-attr]
+    grace = native_outcomes["small-ss-left-grace"]
+    assert grace.status == "declared"
+    [extra] = grace.verdict.divergences  # type: ignore[union-attr]
+    assert (extra.kind, extra.actual.value) == ("unexpected-output", ("B", None))  # type: ignore[union-attr]
+
+
+def test_spark_native_fails_a_difference_that_is_not_declared(
+    native_outcomes: dict[str, CaseOutcome]
+) -> None:
+    legacy = native_outcomes["small-ss-left-legacy"]
+    assert legacy.verdict is not None and legacy.answer is not None and legacy.declared is not None
+    assert status_of(legacy.verdict, legacy.answer, None) == "fail"
+    strict = replace(legacy.declared, strict=True)
+    passing = native_outcomes["small-ss-inner"]
+    assert passing.verdict is not None and passing.answer is not None
+    assert status_of(passing.verdict, passing.answer, strict) == "unexpected-pass"
+
+
+def test_pytest_plugin_fails_a_wrong_candidate_with_a_readable_diff(
+    pytester: pytest.Pytester, scenario_file: Path
+) -> None:
+    results = pytester.path / "results.json"
+    run = pytester.runpytest_inprocess(  # in process: reuses this process's SparkSession
+        "--candidate", "support.fixture_candidates:window_off_by_one",
+        "--kjoin-scenarios", str(scenario_file), "--spark-master", "local[2]",
+        "--kjoin-results", str(results), "-p", "no:cacheprovider",
+    )
+    run.assert_outcomes(passed=5, failed=1)
+    output = run.stdout.str()
+    assert "small-ss-inner-edge[inner-3.9]" in output
+    first = "first divergence at input #1 (right k: a @7): unexpected-output, candidate emits k: A - a @7"
+    assert first in output
+    assert "kind               input    Kafka emits    candidate emits" in output
+    document = json.loads(results.read_text())
+    assert (document["schema"], document["version"]) == ("kjoin-results", 1)
+    assert document["summary"] == {"fail": 1, "pass": 5}
+    [failed] = [case for case in document["cases"] if case["status"] == "fail"]
+    assert failed["first_divergence"]["input"]["index"] == 1
+
+
+def test_kjoin_run_exits_0_when_all_agree_and_1_with_a_readable_diff_when_not(
+    spark: SparkSession, scenario_file: Path, tmp_path: Path
+) -> None:
+    agree = io.StringIO()
+    argv = ["run", "--candidate", "support.fixture_candidates:oracle_on_driver",
+            "--scenarios", str(scenario_file), "--spark-master", "local[2]"]
+    assert main(argv, stdout=agree, stderr=io.StringIO()) == 0
+    assert agree.getvalue().startswith("candidate oracle-on-driver\n")
+    assert "stream-stream: 4 cases in one candidate call" in agree.getvalue()
+    differ, results = io.StringIO(), tmp_path / "results.json"
+    argv = ["run", "--candidate", "support.fixture_candidates:window_off_by_one",
+            "--scenarios", str(scenario_file), "--results", str(results)]
+    assert main(argv, stdout=differ, stderr=io.StringIO()) == 1
+    assert "small-ss-inner-edge[inner-3.9]" in differ.getvalue()
+    assert "unexpected-output" in differ.getvalue()
+    assert json.loads(results.read_text())["summary"] == {"fail": 1, "pass": 5}

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from tabulate import tabulate
 
-from kjoin.conformance.candidate import load_candidate
+from kjoin.conformance.protocol import load_candidate
 from kjoin.conformance.checker import Emitted, check
 from kjoin.conformance.differential.generate import generate_cases
 from kjoin.conformance.differential.profiles import PROFILES

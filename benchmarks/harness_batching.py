@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from kjoin.conformance.candidate import load_candidate
+from kjoin.conformance.protocol import load_candidate
 from kjoin.conformance.harness.batching import run_batch
 from kjoin.conformance.harness.cases import Case, load_cases
 from kjoin.conformance.harness.outcomes import HarnessRun

@@ -1,43 +1,45 @@
-"""Compare a candidate's outputs with Kafka's (the oracle's): a pure checker that explains itself.
+"""Compare two output sequences and explain every difference: the project's one checker (pure; no Spark, no
+I/O).
 
-``check(expected, actual, mode) -> Verdict`` (STYLE.md §3, after Jepsen Elle): no Spark, no I/O. The
-verdict's status is ``pass``, ``fail`` or ``unknown`` (the requested level cannot be decided, e.g. exact
-order without the emitting input index), and a failing verdict carries typed ``Divergence`` data of a
-closed list of kinds, each with its evidence. Rendering lives elsewhere (``conformance.harness.render``).
+``check(expected, actual, mode) -> Verdict`` (STYLE.md §3, after Jepsen Elle) serves every comparison: a
+candidate's outputs against the oracle's, and the oracle's against what a scenario file states. The verdict's
+status is ``pass``, ``fail`` or ``unknown`` (the requested level cannot be decided, e.g. exact order from a
+candidate that does not say which input emitted each output), and a failing verdict carries typed
+``Divergence`` data of a closed list of kinds, each with its evidence. Rendering lives elsewhere.
+
+Each side is ``Emitted``: outputs in emission order and whether each output's ``cause`` (the input that
+emitted it) is known. Seed tables and the oracle know causes; captured traces give only the order.
 
 Equivalence levels (``Mode``), strongest first:
 
-* ``exact``: the same outputs in the same order, each emitted while processing the same input record
-  (needs the candidate's ``idx`` column);
+* ``exact``: the same outputs in the same order; where both sides know causes, each emitted while
+  processing the same input;
 * ``key-order``: the same outputs, in the same order per key;
 * ``multiset``: the same outputs, in any order;
-* ``table``: the same final table (fold each side's changelog: last value per key, a tombstone deletes);
+* ``table``: the same final table (each changelog folded: last value per key, a tombstone deletes);
   meaningful for table results (table-table and foreign-key joins) only.
 
-Outputs are compared on key, value and timestamp (timestamps left out when the scenario does not know
-them). Divergence kinds, the closed list:
-
-* ``missing-output``: Kafka emits it, the candidate does not;
-* ``unexpected-output``: the candidate emits it, Kafka does not;
-* ``wrong-value``: a missing and an extra output with the same key at the same point (same emitting
-  input when known, else same timestamp): the candidate emitted a different value there;
-* ``wrong-timestamp``: the same key and value, another timestamp;
-* ``out-of-order``: the same outputs, emitted in another order or while processing another input;
-* ``candidate-error``: the candidate failed or returned unusable rows (evidence: message, traceback).
+Outputs are compared on key, value and timestamp; ``timestamps=False`` (a file that states none) makes every
+timestamp match. ``DIVERGENCE_KINDS`` lists the kinds of divergence, each with its meaning. Details are
+sentences in the project's notation naming the two sides (``names``: Kafka and the candidate by default; the
+scenario file and the oracle when ``kjoin check`` compares them).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal, get_args
 
+from kjoin.conformance.notation import show_output
 from kjoin.oracle.records import Output
 
 __all__ = [
     "DIVERGENCE_KINDS",
     "MODES",
+    "UNKNOWN_CAUSE",
     "CandidateFailure",
     "Divergence",
     "DivergenceKind",
@@ -52,21 +54,35 @@ Mode = Literal["exact", "key-order", "multiset", "table"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 Status = Literal["pass", "fail", "unknown"]
 DivergenceKind = Literal[
-    "missing-output", "unexpected-output", "wrong-value", "wrong-timestamp", "out-of-order", "candidate-error"
+    "missing-output",
+    "unexpected-output",
+    "wrong-value",
+    "wrong-timestamp",
+    "wrong-input",
+    "out-of-order",
+    "candidate-error",
 ]
-DIVERGENCE_KINDS: tuple[DivergenceKind, ...] = get_args(DivergenceKind)
+DIVERGENCE_KINDS: Mapping[DivergenceKind, str] = MappingProxyType(
+    {
+        "missing-output": "Kafka emits this output; the candidate does not",
+        "unexpected-output": "the candidate emits this output; Kafka does not",
+        "wrong-value": "at the same place (same key, same emitting input or timestamp) another value",
+        "wrong-timestamp": "the same key and value, with another timestamp",
+        "wrong-input": "the same output, emitted while processing another input record",
+        "out-of-order": "the same outputs from the same inputs, emitted in another order",
+        "candidate-error": "the candidate failed or returned unusable rows",
+    }
+)
+"""The closed list of divergence kinds, each with its meaning (reports and docs show these sentences)."""
+assert tuple(DIVERGENCE_KINDS) == get_args(DivergenceKind)
 
 UNKNOWN_CAUSE = -1
-"""``Output.cause`` of a candidate output whose emitting input is not reported."""
+"""``Output.cause`` of an output whose emitting input is not known."""
 
 
 @dataclass(frozen=True, slots=True)
 class Emitted:
-    """A candidate's outputs for one scenario, in its emission order.
-
-    ``causes_known`` says whether each output's ``cause`` is the input index that emitted it (the
-    candidate's ``idx`` column); otherwise causes are ``UNKNOWN_CAUSE``.
-    """
+    """Outputs for one scenario in emission order; ``causes_known``: each ``cause`` is the emitting input."""
 
     outputs: tuple[Output, ...]
     causes_known: bool = False
@@ -84,9 +100,9 @@ class CandidateFailure:
 class Divergence:
     """One difference, with its evidence.
 
-    ``expected`` is Kafka's output involved (``None`` for ``unexpected-output``), ``actual`` the
-    candidate's (``None`` for ``missing-output``), ``at`` the input index where it shows (the emitting
-    input of Kafka's output, else of the candidate's when known), ``detail`` a short explanation
+    ``expected`` is Kafka's output involved (``None`` for ``unexpected-output``), ``actual`` the other side's
+    (``None`` for ``missing-output``), ``at`` the input index where it shows (the emitting input of Kafka's
+    output, else of the other side's when known), ``detail`` a sentence in the project's notation
     (``candidate-error``: the message and traceback).
     """
 
@@ -99,7 +115,7 @@ class Divergence:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The result of one check. ``divergences`` are sorted by input index (unknown last)."""
+    """The result of one check. ``divergences`` are sorted by input index (unknown last), then kind."""
 
     status: Status
     mode: Mode
@@ -108,7 +124,7 @@ class Verdict:
 
     @property
     def first(self) -> Divergence | None:
-        """The divergence at the earliest input row, if any."""
+        """The divergence at the earliest input, if any."""
         return self.divergences[0] if self.divergences else None
 
     def of_kind(self, kind: DivergenceKind) -> tuple[Divergence, ...]:
@@ -117,9 +133,15 @@ class Verdict:
 
 
 def check(
-    expected: Sequence[Output], actual: Emitted | CandidateFailure, mode: Mode, *, timestamps: bool = True
+    expected: Emitted,
+    actual: Emitted | CandidateFailure,
+    mode: Mode,
+    *,
+    timestamps: bool = True,
+    names: tuple[str, str] = ("Kafka", "the candidate"),
 ) -> Verdict:
-    """Compare Kafka's outputs (``expected``, emission order, causes known) with a candidate's at ``mode``."""
+    """Compare Kafka's outputs (``expected``) with another side's (``actual``) at equivalence ``mode``;
+    ``names`` are the two sides as the details call them."""
     if mode not in MODES:
         raise ValueError(f"unknown equivalence mode {mode!r} (one of {', '.join(MODES)})")
     if isinstance(actual, CandidateFailure):
@@ -129,20 +151,23 @@ def check(
         reason = "exact order needs the emitting input index (an idx column); the candidate reports none"
         return Verdict("unknown", mode, reason=reason)
     if mode == "table":
-        found = _table_divergences(expected, actual.outputs, timestamps)
+        found = _table_divergences(expected.outputs, actual.outputs, timestamps, names)
     else:
-        found = _content_divergences(expected, actual, timestamps)
+        found = _content_divergences(expected, actual, timestamps, names)
         if not found and mode == "exact":
-            found = _exact_order_divergences(expected, actual.outputs, timestamps)
+            found = _exact_order_divergences(expected, actual, timestamps, names)
         elif not found and mode == "key-order":
-            found = _key_order_divergences(expected, actual.outputs, timestamps)
+            found = _key_order_divergences(expected.outputs, actual.outputs, timestamps, names)
     ordered = tuple(sorted(found, key=_position))
     return Verdict("fail" if ordered else "pass", mode, ordered)
 
 
+_KIND_ORDER = {kind: index for index, kind in enumerate(DIVERGENCE_KINDS)}
+
+
 def _position(divergence: Divergence) -> tuple[bool, int, int]:
     at = divergence.at
-    return (at is None, at if at is not None else 0, DIVERGENCE_KINDS.index(divergence.kind))
+    return (at is None, at if at is not None else 0, _KIND_ORDER[divergence.kind])
 
 
 def _content(output: Output, timestamps: bool) -> Hashable:
@@ -153,20 +178,52 @@ def _cause(output: Output) -> int | None:
     return None if output.cause == UNKNOWN_CAUSE else output.cause
 
 
-def _content_divergences(expected: Sequence[Output], actual: Emitted, timestamps: bool) -> list[Divergence]:
+def _at(want: Output | None, got: Output | None) -> int | None:
+    """Where a divergence shows: the emitting input of Kafka's output, else of the other side's."""
+    if want is not None and _cause(want) is not None:
+        return want.cause
+    return None if got is None else _cause(got)
+
+
+def _content_divergences(
+    expected: Emitted, actual: Emitted, timestamps: bool, names: tuple[str, str]
+) -> list[Divergence]:
     """Outputs one side has and the other has not (as multisets), paired up where they explain each other:
-    same key and value -> wrong timestamp; same key at the same point -> wrong value."""
+    the same key and value -> wrong timestamp; the same key at the same place -> wrong value. Pairs at the
+    same emitting input are preferred."""
     have = Counter(_content(o, timestamps) for o in actual.outputs)
-    want = Counter(_content(o, timestamps) for o in expected)
-    missing = _surplus(expected, want - have, timestamps)
+    want = Counter(_content(o, timestamps) for o in expected.outputs)
+    missing = _surplus(expected.outputs, want - have, timestamps)
     extra = _surplus(actual.outputs, have - want, timestamps)
+    both_causes = expected.causes_known and actual.causes_known
     found: list[Divergence] = []
     if timestamps:
-        found += _pair(missing, extra, "wrong-timestamp", lambda e, a: (e.key, e.value) == (a.key, a.value))
-    found += _pair(missing, extra, "wrong-value", _same_point(actual.causes_known))
-    found += [Divergence("missing-output", expected=o, at=o.cause) for o in missing]
-    found += [Divergence("unexpected-output", actual=o, at=_cause(o)) for o in extra]
+        same_result = _same(lambda e, a: (e.key, e.value) == (a.key, a.value), both_causes)
+        for predicate in same_result:
+            found += _pair(missing, extra, "wrong-timestamp", predicate, names)
+    if both_causes:
+        place: Callable[[Output, Output], bool] = lambda e, a: e.key == a.key and e.cause == a.cause  # noqa: E731
+    elif timestamps:
+        place = lambda e, a: e.key == a.key and e.ts == a.ts  # noqa: E731
+    else:
+        place = lambda e, a: e.key == a.key  # noqa: E731
+    found += _pair(missing, extra, "wrong-value", place, names)
+    found += [
+        Divergence("missing-output", expected=o, at=_at(o, None), detail=_missing(o, names)) for o in missing
+    ]
+    found += [
+        Divergence("unexpected-output", actual=o, at=_at(None, o), detail=_unexpected(o)) for o in extra
+    ]
     return found
+
+
+def _same(
+    predicate: Callable[[Output, Output], bool], both_causes: bool
+) -> list[Callable[[Output, Output], bool]]:
+    """``predicate`` restricted to the same emitting input first (when both sides know it), then as is."""
+    if not both_causes:
+        return [predicate]
+    return [lambda e, a: predicate(e, a) and e.cause == a.cause, predicate]
 
 
 def _surplus(outputs: Sequence[Output], surplus: Counter[Hashable], timestamps: bool) -> list[Output]:
@@ -181,33 +238,39 @@ def _surplus(outputs: Sequence[Output], surplus: Counter[Hashable], timestamps: 
     return picked[::-1]
 
 
-def _same_point(causes_known: bool) -> Callable[[Output, Output], bool]:
-    def same(e: Output, a: Output) -> bool:
-        if e.key != a.key:
-            return False
-        return e.cause == a.cause if causes_known else e.ts == a.ts
-
-    return same
-
-
 def _pair(
-    missing: list[Output], extra: list[Output], kind: DivergenceKind, match: Callable[[Output, Output], bool]
+    missing: list[Output],
+    extra: list[Output],
+    kind: DivergenceKind,
+    match: Callable[[Output, Output], bool],
+    names: tuple[str, str],
 ) -> list[Divergence]:
     """Pair each missing output with the first unpaired extra one that ``match``es; both leave the lists."""
     paired: list[Divergence] = []
     for want in list(missing):
         for got in extra:
             if match(want, got):
-                paired.append(Divergence(kind, expected=want, actual=got, at=want.cause))
+                detail = f"{names[0]} emits {show_output(want)}, {names[1]} {show_output(got)}"
+                paired.append(Divergence(kind, expected=want, actual=got, at=_at(want, got), detail=detail))
                 missing.remove(want)
                 extra.remove(got)
                 break
     return paired
 
 
+def _missing(output: Output, names: tuple[str, str]) -> str:
+    where = "" if _cause(output) is None else f" while processing input #{output.cause}"
+    return f"{names[0]} emits {show_output(output)}{where}; {names[1]} does not"
+
+
+def _unexpected(output: Output, names: tuple[str, str]) -> str:
+    where = "" if _cause(output) is None else f" while processing input #{output.cause}"
+    return f"{names[1]} emits {show_output(output)}{where}; {names[0]} does not"
+
+
 def _occurrence_pairs(expected: Sequence[Output], actual: Sequence[Output], timestamps: bool) -> list[int]:
-    """For each actual output (same multiset as ``expected``), the position of the expected output it
-    stands for: the k-th occurrence of a content pairs with the k-th occurrence."""
+    """For each actual output (same multiset as ``expected``), the position of the expected output it stands
+    for: the k-th occurrence of a content pairs with the k-th occurrence."""
     positions: dict[Hashable, list[int]] = defaultdict(list)
     for position, output in enumerate(expected):
         positions[_content(output, timestamps)].append(position)
@@ -221,26 +284,30 @@ def _occurrence_pairs(expected: Sequence[Output], actual: Sequence[Output], time
 
 
 def _exact_order_divergences(
-    expected: Sequence[Output], actual: Sequence[Output], timestamps: bool
+    expected: Emitted, actual: Emitted, timestamps: bool, names: tuple[str, str]
 ) -> list[Divergence]:
-    """Same multiset: every output must come from the same input, and in Kafka's order."""
-    pairs = _occurrence_pairs(expected, actual, timestamps)
+    """Same multiset: each output from the same input (when both know), then in Kafka's order."""
+    pairs = _occurrence_pairs(expected.outputs, actual.outputs, timestamps)
     found: list[Divergence] = []
-    for got, position in zip(actual, pairs, strict=True):
-        want = expected[position]
-        if got.cause != want.cause:
-            detail = f"emitted while processing input #{got.cause}; Kafka emits it at input #{want.cause}"
-            at = min(want.cause, got.cause)
-            found.append(Divergence("out-of-order", expected=want, actual=got, at=at, detail=detail))
+    if expected.causes_known and actual.causes_known:
+        for got, position in zip(actual.outputs, pairs, strict=True):
+            want = expected.outputs[position]
+            if got.cause != want.cause:
+                detail = (
+                    f"{names[1]} emits {show_output(want)} while processing input #{got.cause}; "
+                    f"{names[0]} emits it while processing input #{want.cause}"
+                )
+                at = min(want.cause, got.cause)
+                found.append(Divergence("wrong-input", expected=want, actual=got, at=at, detail=detail))
     if found:
         return found
-    return _first_inversion(expected, actual, pairs, "")
+    return _first_inversion(expected.outputs, actual.outputs, pairs, "", names)
 
 
 def _key_order_divergences(
-    expected: Sequence[Output], actual: Sequence[Output], timestamps: bool
+    expected: Sequence[Output], actual: Sequence[Output], timestamps: bool, names: tuple[str, str]
 ) -> list[Divergence]:
-    """Same multiset: per key, the candidate's outputs must come in Kafka's order."""
+    """Same multiset: per key, the other side's outputs come in Kafka's order."""
     pairs = _occurrence_pairs(expected, actual, timestamps)
     by_key: dict[Hashable, list[int]] = defaultdict(list)
     for index, position in enumerate(pairs):
@@ -248,22 +315,28 @@ def _key_order_divergences(
     found: list[Divergence] = []
     for key, indices in by_key.items():
         found += _first_inversion(
-            expected, [actual[i] for i in indices], [pairs[i] for i in indices], f" for key {key!r}"
+            expected, [actual[i] for i in indices], [pairs[i] for i in indices], f" (key {key})", names
         )
     return found
 
 
 def _first_inversion(
-    expected: Sequence[Output], actual: Sequence[Output], pairs: Sequence[int], scope: str
+    expected: Sequence[Output],
+    actual: Sequence[Output],
+    pairs: Sequence[int],
+    scope: str,
+    names: tuple[str, str],
 ) -> list[Divergence]:
-    """The first candidate output that comes before one Kafka emits earlier."""
+    """The first output the other side emits after one that Kafka emits later."""
     latest = -1
     for got, position in zip(actual, pairs, strict=True):
         if position < latest:
-            want = expected[position]
-            before = expected[latest]
-            detail = f"emitted after {before.value!r}@{before.ts}{scope}; Kafka emits it before"
-            return [Divergence("out-of-order", expected=want, actual=got, at=want.cause, detail=detail)]
+            want, later = expected[position], expected[latest]
+            detail = (
+                f"{names[0]} emits {show_output(want)} before {show_output(later)}{scope}; "
+                f"{names[1]} emits it after"
+            )
+            return [Divergence("out-of-order", expected=want, actual=got, at=_at(want, got), detail=detail)]
         latest = position
     return []
 
@@ -280,21 +353,26 @@ def _final_table(outputs: Sequence[Output]) -> dict[Hashable, Output]:
 
 
 def _table_divergences(
-    expected: Sequence[Output], actual: Sequence[Output], timestamps: bool
+    expected: Sequence[Output], actual: Sequence[Output], timestamps: bool, names: tuple[str, str]
 ) -> list[Divergence]:
     """Row by row comparison of the two final tables (evidence: the output that left each row)."""
     want, have = _final_table(expected), _final_table(actual)
-    final = "final table row"
     found: list[Divergence] = []
     for key, row in want.items():
         got = have.get(key)
         if got is None:
-            found.append(Divergence("missing-output", expected=row, at=row.cause, detail=final))
+            detail = f"{names[0]}'s final table has {show_output(row)}; {names[1]}'s has no row for the key"
+            found.append(Divergence("missing-output", expected=row, at=_at(row, None), detail=detail))
         elif got.value != row.value:
-            found.append(Divergence("wrong-value", expected=row, actual=got, at=row.cause, detail=final))
+            detail = f"final table row: {names[0]} {show_output(row)}, {names[1]} {show_output(got)}"
+            found.append(Divergence("wrong-value", expected=row, actual=got, at=_at(row, got), detail=detail))
         elif timestamps and got.ts != row.ts:
-            found.append(Divergence("wrong-timestamp", expected=row, actual=got, at=row.cause, detail=final))
+            detail = f"final table row: {names[0]} {show_output(row)}, {names[1]} {show_output(got)}"
+            found.append(
+                Divergence("wrong-timestamp", expected=row, actual=got, at=_at(row, got), detail=detail)
+            )
     for key, got in have.items():
         if key not in want:
-            found.append(Divergence("unexpected-output", actual=got, at=_cause(got), detail=final))
+            detail = f"{names[1]}'s final table has {show_output(got)}; {names[0]}'s has no row for the key"
+            found.append(Divergence("unexpected-output", actual=got, at=_at(None, got), detail=detail))
     return found

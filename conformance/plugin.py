@@ -3,7 +3,7 @@
 ``pytest conformance --candidate NAME`` (or ``KJOIN_CANDIDATE=NAME``) adds one item per scenario x variant x
 era of the catalogue, ids ``<scenario-id>[<variant>-<kafka>]``. Without a candidate the plugin adds nothing
 and never starts Spark. Hooks only; the work is in ``conformance.harness.pytest_run``. ``--kjoin-report DIR``
-writes the run's HTML report (``reports.write_report``) after the results file.
+writes the run's HTML report (``kjoin.reports.write_report``) from the results document.
 """
 
 from __future__ import annotations
@@ -94,9 +94,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     report = config.getoption("kjoin_report", None)
     if run is None or not report or run.is_worker:
         return
-    if run.results_path is not None and run.results_path.exists():
+    if run.document is not None:
         from pathlib import Path
 
         from kjoin.reports import write_report
 
-        write_report(run.results_path, Path(report))
+        write_report(run.document, Path(report))

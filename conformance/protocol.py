@@ -12,19 +12,17 @@ in the ``kjoin.candidates`` entry-point group (``spark-reference``, ``spark-nati
 
 from __future__ import annotations
 
-import fnmatch
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-
-    from kjoin.conformance.harness.cases import Case
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -36,9 +34,7 @@ __all__ = [
     "Claim",
     "DeclaredDifference",
     "candidate_names",
-    "declared_difference_for",
     "load_candidate",
-    "unclaimed_because",
 ]
 
 INPUT_SCHEMA = (
@@ -118,65 +114,6 @@ class Candidate(Protocol):
         ...
 
 
-def _same_era(version: str, versions: tuple[str, ...], intended: bool) -> bool:
-    """Whether ``version`` has the era of one of ``versions`` (unknown versions never match)."""
-    try:
-        era = behaviour_for(version, intended=intended).era
-        return any(behaviour_for(v, intended=intended).era == era for v in versions)
-    except UnknownVersionError:
-        return False
-
-
-def unclaimed_because(claim: Claim, case: Case) -> str | None:
-    """Why ``case`` lies outside ``claim`` (a short, general sentence), or ``None`` if it is claimed.
-
-    The sentence names the unclaimed property, not the scenario, so that reports can group by it.
-    """
-    spec = case.spec
-    if spec.join not in claim.joins:
-        return f"not claimed: {spec.join} joins"
-    if spec.variant not in claim.variants:
-        return f"not claimed: {spec.variant} {spec.join} joins"
-    if not _same_era(case.kafka, claim.kafka, case.intended):
-        era = _era_label(case.kafka)
-        return f"not claimed: Kafka {case.kafka} (era {era}); claimed: {', '.join(claim.kafka)}"
-    if spec.stores not in claim.stores:
-        return f"not claimed: {spec.stores} stores"
-    if spec.versioned is not None and (spec.versioned.left or spec.versioned.right) and not claim.versioned:
-        return "not claimed: versioned tables"
-    if (
-        spec.join == "stream-table"
-        and spec.window is not None
-        and spec.window.grace is not None
-        and not claim.stream_table_grace
-    ):
-        return "not claimed: stream-table grace (KIP-923)"
-    return None
-
-
-def _era_label(version: str) -> str:
-    try:
-        return behaviour_for(version).era
-    except UnknownVersionError:
-        return "unknown"
-
-
-def declared_difference_for(candidate: Candidate, case: Case) -> DeclaredDifference | None:
-    """The first declared difference of ``candidate`` that covers ``case``, if any."""
-    for declared in candidate.declared_differences:
-        pattern = declared.scenario
-        if not (fnmatch.fnmatchcase(case.scenario, pattern) or fnmatch.fnmatchcase(case.id, pattern)):
-            continue
-        if declared.joins is not None and case.spec.join not in declared.joins:
-            continue
-        if declared.variants is not None and case.spec.variant not in declared.variants:
-            continue
-        if declared.kafka is not None and not _same_era(case.kafka, declared.kafka, case.intended):
-            continue
-        return declared
-    return None
-
-
 def candidate_names() -> dict[str, str]:
     """Registered candidate names -> their ``module:attr`` (the ``kjoin.candidates`` entry points)."""
     return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
@@ -239,10 +176,49 @@ def _validate(name: str, obj: Any) -> None:
     if not isinstance(declared, tuple) or not all(isinstance(d, DeclaredDifference) for d in declared):
         problem = "declared_differences must be a tuple of DeclaredDifference"
         raise CandidateLoadError(f"candidate {name!r}: {problem}")
-    for version in obj.claim.kafka:
-        try:
-            behaviour_for(version)
-        except UnknownVersionError as error:
-            raise CandidateLoadError(f"candidate {name!r}: claim.kafka: {error}") from error
+    _validate_claim(name, obj.claim)
+    for index, difference in enumerate(declared):
+        _validate_vocabulary(name, f"declared_differences[{index}].joins", difference.joins, JOIN_KINDS)
+        _validate_vocabulary(name, f"declared_differences[{index}].variants", difference.variants, VARIANTS)
+        for version in difference.kafka or ():
+            _validate_version(name, f"declared_differences[{index}].kafka", version)
     if not callable(obj.run):
         raise CandidateLoadError(f"candidate {name!r}: run must be callable")
+
+
+def _validate_claim(name: str, claim: Claim) -> None:
+    """A claim names known join kinds, variants and store kinds, and at least one known Kafka version: a
+    claim that matches nothing would check nothing and pass."""
+    for field, values, allowed in (
+        ("joins", claim.joins, JOIN_KINDS),
+        ("variants", claim.variants, VARIANTS),
+        ("stores", claim.stores, STORE_KINDS),
+    ):
+        if not values:
+            raise CandidateLoadError(
+                f"candidate {name!r}: claim.{field} is empty: the candidate would check nothing"
+            )
+        _validate_vocabulary(name, f"claim.{field}", values, allowed)
+    if not claim.kafka:
+        raise CandidateLoadError(f"candidate {name!r}: claim.kafka names no Kafka version")
+    for version in claim.kafka:
+        _validate_version(name, "claim.kafka", version)
+
+
+def _validate_vocabulary(
+    name: str, field: str, values: Iterable[str] | None, allowed: tuple[str, ...]
+) -> None:
+    unknown = sorted(str(value) for value in values or () if value not in allowed)
+    if unknown:
+        raise CandidateLoadError(
+            f"candidate {name!r}: {field}: {unknown[0]!r} is not one of {', '.join(allowed)}"
+        )
+
+
+def _validate_version(name: str, field: str, version: object) -> None:
+    try:
+        if not isinstance(version, str) or version != version.strip():
+            raise UnknownVersionError(f"not a Kafka version: {version!r} (expected e.g. '3.9')")
+        behaviour_for(version)
+    except UnknownVersionError as error:
+        raise CandidateLoadError(f"candidate {name!r}: {field}: {error}") from error

@@ -268,3 +268,39 @@ def _padded(version: tuple[int, ...], like: tuple[int, ...]) -> tuple[int, ...]:
 def flag_names() -> list[str]:
     """All behaviour flag names, in declaration order."""
     return [field.name for field in fields(Behaviour) if field.name != "era"]
+
+
+_SS, _ST, _TT, _FK = "stream-stream", "stream-table", "table-table", "fk"
+
+FLAG_JOINS: dict[str, frozenset[str]] = {
+    "null_stream_values_are_joined": frozenset({_SS, _ST}),
+    "null_key_fails_left_stream_join": frozenset({_SS}),
+    "left_joins_forward_null_keys": frozenset({_SS, _ST}),
+    "null_records_advance_stream_time": frozenset({_SS}),
+    "left_join_is_symmetric": frozenset({_SS}),
+    "stream_join_ts_is_max_of_inputs": frozenset({_SS}),
+    "join_windows_have_grace": frozenset({_SS}),
+    "has_spurious_free_outer_joins": frozenset({_SS}),
+    "outer_join_closes_each_side_by_its_own_bound": frozenset({_SS}),
+    "outer_join_min_time_is_last_visited": frozenset({_SS}),
+    "rocksdb_window_expiry_is_exact": frozenset({_SS}),
+    "rocksdb_segments_expire_by_retention": frozenset({_SS}),
+    "rocksdb_join_stores_skip_null_values": frozenset({_SS}),
+    "stream_joins_can_use_in_memory_stores": frozenset({_SS}),
+    "legacy_join_grace_is_set_by_of": frozenset({_SS}),
+    "has_stream_table_inner_join": frozenset({_ST}),
+    "has_stream_table_grace": frozenset({_ST}),
+    "table_joins_forward_every_update": frozenset({_TT}),
+    "null_key_fails_table_join": frozenset({_TT}),
+    "table_join_ts_is_max_of_inputs": frozenset({_TT}),
+    "has_versioned_stores": frozenset({_ST, _TT, _FK}),
+    "has_foreign_key_join": frozenset({_FK}),
+    "fk_left_join_keeps_null_foreign_keys": frozenset({_FK}),
+    "fk_left_join_repeats_results": frozenset({_FK}),
+}
+"""The join kinds whose outputs each flag can change (reports name only the flags that apply)."""
+
+
+def flags_for(join: str) -> tuple[str, ...]:
+    """The behaviour flags that apply to ``join``, in declaration order."""
+    return tuple(name for name in flag_names() if join in FLAG_JOINS[name])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kjoin.conformance.candidate import (
+from kjoin.conformance.protocol import (
     CandidateLoadError,
     Claim,
     DeclaredDifference,

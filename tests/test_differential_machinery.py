@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kjoin.conformance.candidate import Claim
+from kjoin.conformance.protocol import Claim
 from kjoin.conformance.checker import Emitted, check
 from kjoin.conformance.cli import main
 from kjoin.conformance.differential.fuzz import Counterexample

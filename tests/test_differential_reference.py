@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import SparkSession
 
-from kjoin.conformance.candidate import load_candidate
+from kjoin.conformance.protocol import load_candidate
 from kjoin.conformance.differential.command import render_report
 from kjoin.conformance.differential.fuzz import fuzz
 from kjoin.conformance.differential.generate import offered_variants

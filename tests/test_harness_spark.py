@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from kjoin.conformance.candidate import Candidate
+from kjoin.conformance.protocol import Candidate
 from kjoin.conformance.candidates.spark_native import SparkNative
 from kjoin.conformance.checker import CandidateFailure, Emitted
 from kjoin.conformance.cli import main

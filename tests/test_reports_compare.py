@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from test_reports_escaping import assert_inert
 
-from kjoin.conformance.candidate import DeclaredDifference
+from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.conformance.cli import main
 from kjoin.conformance.harness.cases import Case, load_cases
 from kjoin.conformance.harness.results import write_results

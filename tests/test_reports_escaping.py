@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kjoin.conformance.candidate import DeclaredDifference
+from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.cli import main
 from kjoin.oracle.records import Output

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from kjoin.conformance.candidate import DeclaredDifference
+from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.cli import main
 from kjoin.conformance.harness.results import write_results

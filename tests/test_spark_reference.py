@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from kjoin.conformance.candidate import INPUT_SCHEMA, SPEC_SCHEMA, Candidate, load_candidate
+from kjoin.conformance.protocol import INPUT_SCHEMA, SPEC_SCHEMA, Candidate, load_candidate
 from kjoin.conformance.candidates.spark_reference import candidate
 from kjoin.oracle.portable import parse_scenario
 from kjoin.scenarios import CATALOGUE_ROOT

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kjoin.conformance.candidate import Claim, DeclaredDifference
+from kjoin.conformance.protocol import Claim, DeclaredDifference
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

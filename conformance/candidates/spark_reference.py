@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 
-from kjoin.conformance.candidate import Claim, DeclaredDifference
+from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.conformance.candidates.reference.dispatch import run_reference
 
 __all__ = ["CLAIM", "SparkReference", "candidate"]

@@ -1,4 +1,4 @@
-"""The small text tables inside a seed-table file: ``input`` and ``outputs`` (scenarios/FORMAT.md).
+"""The small text tables inside a seed-table file: ``input`` and ``outputs`` (docs/scenario-format.md).
 
 Cells are separated by ``|``; the first non-blank line is the header and starts with ``#``. Keys and values
 are ASCII words, so a Cyrillic look-alike copied from the KIP-77 text (U+0410 for ``A``) is an error here
@@ -12,7 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from oracle.records import SIDES, Key, Record, Value
+from kjoin.conformance.catalogue.fields import MAX_TS
+from kjoin.oracle.records import SIDES, Key, Record, Value
 
 __all__ = [
     "NULL",
@@ -84,7 +85,7 @@ class ExpectedItem:
 
 
 def split_table(text: str, location: str, field: str) -> tuple[tuple[str, ...], list[TableRow]]:
-    """Header cells and data rows of a ``|``-separated table (FORMAT.md "Tables inside the file")."""
+    """Header cells and data rows of a ``|``-separated table (docs/scenario-format.md, "Tables")."""
     header: tuple[str, ...] | None = None
     rows: list[TableRow] = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -154,8 +155,8 @@ def parse_input(text: str, *, allow_colon: bool, location: str = "input") -> tup
         if index != len(records):
             raise CellError(where, "#", number, f"breaks the row numbering: expected row {len(records)}")
         where = f"{location} row {index}"
-        if not _INDEX.match(ts_text):
-            raise CellError(where, "ts", ts_text, "is not a timestamp (a whole number >= 0)")
+        if not _INDEX.match(ts_text) or int(ts_text) > MAX_TS:
+            raise CellError(where, "ts", ts_text, f"is not a timestamp (a whole number from 0 to {MAX_TS})")
         if side not in SIDES:
             raise CellError(where, "side", side, "is not left or right")
         key = _key(key_text, where, "key")
@@ -188,7 +189,7 @@ def parse_output_cell(
 def _parse_item(
     item: str, *, default_key: Key, timestamps: bool, allow_colon: bool, location: str, field: str
 ) -> ExpectedItem:
-    """``[key: ] LEFT - RIGHT [@ts]`` or ``[key: ] null [@ts]`` (FORMAT.md)."""
+    """``[key: ] LEFT - RIGHT [@ts]`` or ``[key: ] null [@ts]`` (docs/scenario-format.md)."""
     if not item:
         raise CellError(location, field, item, "is an empty output item (stray ';')")
     body, ts = item, None

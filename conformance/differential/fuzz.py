@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kjoin.conformance.candidate import Candidate
+from kjoin.conformance.catalogue import Case
 from kjoin.conformance.differential.generate import Generated, generate_cases
 from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile
 from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, shrink
-from kjoin.conformance.harness.cases import Case
 from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
+from kjoin.conformance.protocol import Candidate
 from kjoin.oracle.behaviour import parse_version
 from kjoin.oracle.records import JOIN_KINDS, JoinKind
 
@@ -101,8 +101,15 @@ def fuzz(
     chosen_seed = profile.seed if seed is None else seed
     wanted = [join for join in JOIN_KINDS if join in claim.joins and (joins is None or join in joins)]
     generated = tuple(
-        generate_cases(join, version, profile=profile, seed=chosen_seed, claim=claim, examples=examples,
-                       intended=intended)
+        generate_cases(
+            join,
+            version,
+            profile=profile,
+            seed=chosen_seed,
+            claim=claim,
+            examples=examples,
+            intended=intended,
+        )
         for join in wanted
     )
     session = _once(spark)

@@ -55,12 +55,26 @@ class FuzzProfile:
 
 PROFILES: dict[str, FuzzProfile] = {
     "ci": FuzzProfile(
-        name="ci", examples=150, max_size=8, max_keys=2, shrink_failures=1, shrink_rounds=10,
-        round_reductions=400, property_examples=30, seed=20240601,
+        name="ci",
+        examples=150,
+        max_size=8,
+        max_keys=2,
+        shrink_failures=1,
+        shrink_rounds=10,
+        round_reductions=400,
+        property_examples=30,
+        seed=20240601,
     ),
     "deep": FuzzProfile(
-        name="deep", examples=2000, max_size=14, max_keys=3, shrink_failures=5, shrink_rounds=40,
-        round_reductions=1500, property_examples=1000, seed=20240601,
+        name="deep",
+        examples=2000,
+        max_size=14,
+        max_keys=3,
+        shrink_failures=5,
+        shrink_rounds=40,
+        round_reductions=1500,
+        property_examples=1000,
+        seed=20240601,
     ),
 }
 """The bundled profiles by name."""

@@ -1,6 +1,6 @@
 """Saved counterexamples: one portable JSON Lines file per shrunk failure, under ``scenarios/regressions/``.
 
-A regression file is an ordinary portable scenario (``oracle/portable.py``), so the harness loads it with the
+A regression file is an ordinary portable scenario (``catalogue.portable``), so the harness loads it with the
 rest of the catalogue (``kjoin run``, the pytest plugin, the results and reports show it by its file) and
 ``kjoin check`` compares the oracle with its ``expected`` outputs. Provenance fields (STYLE.md §1, rule 16):
 
@@ -27,11 +27,12 @@ from typing import Any
 
 import hypothesis
 
+from kjoin.conformance.catalogue import Case, ScenarioError
+from kjoin.conformance.catalogue.portable import case_from_json, case_json, decode_line, output_to_json
 from kjoin.conformance.differential.fuzz import Counterexample
 from kjoin.conformance.differential.generate import JOIN_ABBREVIATIONS
-from kjoin.conformance.harness.cases import Case, expected_outputs
-from kjoin.conformance.harness.render import show_output
-from kjoin.oracle.portable import PortableFormatError, PortableScenario, output_to_json, parse_scenario
+from kjoin.conformance.harness.outcomes import kafka_outputs
+from kjoin.conformance.notation import show_output
 from kjoin.scenarios import CATALOGUE_ROOT
 
 __all__ = [
@@ -58,7 +59,7 @@ class RegressionFormatError(ValueError):
 class Regression:
     """One saved counterexample as read back."""
 
-    scenario: PortableScenario
+    case: Case
     expected: list[dict[str, Any]]
     candidate: str
     seed: int
@@ -68,23 +69,9 @@ class Regression:
 
 
 def scenario_json(case: Case) -> dict[str, Any]:
-    """The portable fields of ``case`` (``kafka`` ... ``records``), in a fixed order."""
-    spec = case.spec
-    line: dict[str, Any] = {"kafka": case.kafka, "intended": case.intended, "join": spec.join,
-                            "variant": spec.variant, "stores": spec.stores}
-    window = spec.window
-    if window is not None:
-        line["window"] = {"grace": window.grace} if spec.join == "stream-table" else {
-            "before": window.before, "after": window.after, "grace": window.grace, "legacy": window.legacy,
-        }
-    if spec.versioned is not None:
-        versioned = spec.versioned
-        line["versioned"] = {
-            "left": versioned.left, "right": versioned.right, "history_ms": versioned.history_ms,
-        }
-    if spec.join == "fk":
-        line["fk_extractor"] = spec.fk_extractor
-    line["records"] = [{"side": r.side, "key": r.key, "value": r.value, "ts": r.ts} for r in case.records]
+    """The portable fields of ``case`` that define it (``kafka`` ... ``records``; no id), in a fixed order."""
+    line = case_json(case)
+    del line["id"]
     return line
 
 
@@ -108,8 +95,12 @@ def regression_line(
     first = minimal.verdict.first if minimal.verdict is not None else None
     divergence: dict[str, Any] = {}
     if first is not None:
-        divergence = {"kind": first.kind, "at": first.at, "kafka_emits": show_output(first.expected),
-                      "candidate_emits": show_output(first.actual)}
+        divergence = {
+            "kind": first.kind,
+            "at": first.at,
+            "kafka_emits": show_output(first.expected),
+            "candidate_emits": show_output(first.actual),
+        }
         if first.kind == "candidate-error":
             divergence["detail"] = first.detail.splitlines()[0] if first.detail else ""
     where = f" at input #{first.at}" if first is not None and first.at is not None else ""
@@ -117,21 +108,31 @@ def regression_line(
     line: dict[str, Any] = {
         "id": scenario_id,
         "description": f"{case.join} {case.variant} join, {_records(len(case.records))}: {candidate} shows "
-                       f"{what} (generated, shrunk)",
+        f"{what} (generated, shrunk)",
         **portable,
-        "expected": [output_to_json(output) for output in expected_outputs(case)],
+        "expected": [output_to_json(output) for output in _kafka_emits(case)],
         "flags": ["generated"],
         "candidate": candidate,
         "seed": counterexample.seed,
         "strategy": counterexample.strategy,
         "hypothesis": hypothesis.__version__,
-        "shrunk_from": {"id": original.case.scenario, "records": len(original.case.records),
-                        "rounds": counterexample.shrunk.rounds},
+        "shrunk_from": {
+            "id": original.case.scenario,
+            "records": len(original.case.records),
+            "rounds": counterexample.shrunk.rounds,
+        },
         "divergence": divergence,
     }
     if found is not None:
         line["found"] = found
     return line
+
+
+def _kafka_emits(case: Case) -> tuple[Any, ...]:
+    expected = kafka_outputs(case)
+    if isinstance(expected, str):
+        raise ValueError(f"{case.id}: a counterexample the oracle cannot run: {expected}")
+    return expected.outputs
 
 
 def write_regression(
@@ -153,15 +154,15 @@ def read_regressions(path: Path) -> list[Regression]:
             continue
         where = f"{path}:{number}"
         try:
-            obj = json.loads(text)
-            scenario = parse_scenario(obj, where)
-        except (json.JSONDecodeError, PortableFormatError) as error:
-            raise RegressionFormatError(f"{where}: {error}") from error
-        regressions.append(_regression(scenario, obj, where, path))
+            obj = decode_line(text, str(path), number)
+            case = case_from_json(obj, str(path), number)
+        except ScenarioError as error:
+            raise RegressionFormatError(str(error)) from error
+        regressions.append(_regression(case, obj, where, path))
     return regressions
 
 
-def _regression(scenario: PortableScenario, obj: Mapping[str, Any], where: str, path: Path) -> Regression:
+def _regression(case: Case, obj: Mapping[str, Any], where: str, path: Path) -> Regression:
     for name in _PROVENANCE:
         if name not in obj:
             raise RegressionFormatError(f"{where}: missing provenance field {name!r}")
@@ -173,5 +174,12 @@ def _regression(scenario: PortableScenario, obj: Mapping[str, Any], where: str, 
     if not isinstance(expected, list):
         raise RegressionFormatError(f"{where}: expected {expected!r} is not a list of outputs")
     found = obj.get("found")
-    return Regression(scenario, expected, str(obj["candidate"]), obj["seed"], str(obj["strategy"]),
-                      None if found is None else str(found), path)
+    return Regression(
+        case,
+        expected,
+        str(obj["candidate"]),
+        obj["seed"],
+        str(obj["strategy"]),
+        None if found is None else str(found),
+        path,
+    )

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from itertools import combinations
 
-from kjoin.conformance.harness.cases import Case, case_id
+from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.harness.outcomes import CaseOutcome
 from kjoin.oracle.records import Key, Record
 
@@ -133,9 +133,7 @@ def _combined(best: Case, changes: Sequence[_Change]) -> Case:
     return combined
 
 
-def shrink(
-    failing: Sequence[CaseOutcome], evaluate: Evaluate, *, rounds: int, limit: int
-) -> list[Shrunk]:
+def shrink(failing: Sequence[CaseOutcome], evaluate: Evaluate, *, rounds: int, limit: int) -> list[Shrunk]:
     """Shrink every failing outcome, all of them together: each round is one ``evaluate`` call.
 
     Each round also tries the round's best reduction combined with the other reductions of the previous
@@ -152,15 +150,17 @@ def shrink(
             case = current[which].case
             extra = [_combined(case, helpers[which])] if helpers[which] else []
             pairs = _reductions(case, limit=limit, extra=extra)
-            tried[which] = [(change, _named(reduced, case, number, i))
-                            for i, (change, reduced) in enumerate(pairs)]
+            tried[which] = [
+                (change, _named(reduced, case, number, i)) for i, (change, reduced) in enumerate(pairs)
+            ]
             batch.extend(named for _, named in tried[which])
         if not batch:
             break
         outcomes = evaluate(batch)
         for which, pairs in tried.items():
-            kept = [(change, outcomes[named.id]) for change, named in pairs
-                    if outcomes[named.id].status == "fail"]
+            kept = [
+                (change, outcomes[named.id]) for change, named in pairs if outcomes[named.id].status == "fail"
+            ]
             if not kept:
                 active.discard(which)
                 continue
@@ -168,20 +168,26 @@ def shrink(
             current[which] = best
             progress[which] += 1
             same_records = best_change is None or best_change.part != "records"
-            helpers[which] = [change for change, _ in kept
-                              if same_records and change is not None and change is not best_change]
+            helpers[which] = [
+                change
+                for change, _ in kept
+                if same_records and change is not None and change is not best_change
+            ]
         if not active:
             break
-    return [Shrunk(original, minimal, steps)
-            for original, minimal, steps in zip(failing, current, progress, strict=True)]
+    return [
+        Shrunk(original, minimal, steps)
+        for original, minimal, steps in zip(failing, current, progress, strict=True)
+    ]
 
 
 def _named(reduced: Case, base: Case, round_number: int, index: int) -> Case:
     """``reduced`` with an id unique in its round: ``<original scenario>.r<round>.<n>``."""
     root = base.scenario.split(".r", 1)[0]
     scenario = f"{root}.r{round_number}.{index}"
-    return replace(reduced, scenario=scenario, id=case_id(scenario, reduced.variant, reduced.kafka,
-                                                          reduced.intended))
+    return replace(
+        reduced, scenario=scenario, id=case_id(scenario, reduced.variant, reduced.kafka, reduced.intended)
+    )
 
 
 def _changes(case: Case) -> Iterator[_Change]:
@@ -282,7 +288,7 @@ def _ranked(case: Case) -> Case:
 
 
 def _with(records: tuple[Record, ...], index: int, record: Record) -> tuple[Record, ...]:
-    return (*records[:index], record, *records[index + 1:])
+    return (*records[:index], record, *records[index + 1 :])
 
 
 def _renamed(case: Case) -> Case:

@@ -22,21 +22,36 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kjoin.conformance.candidate import INPUT_SCHEMA, OUTPUT_SCHEMA, SPEC_SCHEMA, Candidate
+from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Emitted
-from kjoin.conformance.harness.cases import Case
+from kjoin.conformance.protocol import INPUT_SCHEMA, OUTPUT_SCHEMA, SPEC_SCHEMA, Candidate
 from kjoin.oracle.records import Key, Output
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["Answer", "OutputSchemaError", "input_rows", "run_batch", "spec_rows", "validated_output"]
+__all__ = [
+    "Answer",
+    "CallFailed",
+    "OutputSchemaError",
+    "Stop",
+    "input_rows",
+    "run_batch",
+    "spec_rows",
+    "validated_output",
+]
 
 Answer = Emitted | CandidateFailure
 """What the harness got back for one case."""
 
-_REQUIRED = {"scenario_id": "string", "key": "string", "left": "string", "right": "string",
-             "tombstone": "boolean", "ts": "integral"}
+_REQUIRED = {
+    "scenario_id": "string",
+    "key": "string",
+    "left": "string",
+    "right": "string",
+    "tombstone": "boolean",
+    "ts": "integral",
+}
 _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _PROBLEMS_SHOWN = 5
 
@@ -81,12 +96,24 @@ def spec_rows(cases: Sequence[Case]) -> list[tuple[Any, ...]]:
             grace = window.grace
             if spec.join == "stream-stream":
                 before, after = window.before, window.after
-        rows.append((
-            case.id, case.kafka, spec.join, spec.variant, before, after, grace, spec.stores,
-            bool(versioned and versioned.left), bool(versioned and versioned.right),
-            versioned.history_ms if versioned else None, spec.fk_extractor, case.intended,
-            bool(window is not None and window.legacy),
-        ))
+        rows.append(
+            (
+                case.id,
+                case.kafka,
+                spec.join,
+                spec.variant,
+                before,
+                after,
+                grace,
+                spec.stores,
+                bool(versioned and versioned.left),
+                bool(versioned and versioned.right),
+                versioned.history_ms if versioned else None,
+                spec.fk_extractor,
+                case.intended,
+                bool(window is not None and window.legacy),
+            )
+        )
     return rows
 
 
@@ -111,21 +138,44 @@ def validated_output(result: Any) -> tuple[DataFrame, bool]:
         if actual != kind and not (kind == "integral" and actual in _INTEGRAL):
             expected = "long" if kind == "integral" else kind
             raise OutputSchemaError(f"output column {name!r} has type {actual}, expected {expected}")
-    columns = [functions.col(name).cast("long") if kind == "integral" else functions.col(name)
-               for name, kind in wanted.items()]
+    columns = [
+        functions.col(name).cast("long") if kind == "integral" else functions.col(name)
+        for name, kind in wanted.items()
+    ]
     return result.select(*columns), "idx" in types
 
 
+class Stop(BaseException):
+    """The run must stop now (SIGTERM arrived): never taken for a candidate failure."""
+
+
+class CallFailed(Exception):
+    """The candidate's call as a whole failed: it raised (anything, ``SystemExit`` included) or returned
+    something unusable. ``failure`` says why, for every case of the call."""
+
+    def __init__(self, failure: CandidateFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
 def run_batch(spark: SparkSession, candidate: Candidate, cases: Sequence[Case]) -> dict[str, Answer]:
-    """Run ``candidate`` once over ``cases`` (one join kind) and return its answer per case id."""
-    inputs = spark.createDataFrame(input_rows(cases), INPUT_SCHEMA)
-    specs = spark.createDataFrame(spec_rows(cases), SPEC_SCHEMA)
+    """Run ``candidate`` once over ``cases`` (one join kind) and return its answer per case id; raises
+    ``CallFailed`` when the call as a whole fails (the caller decides whether to isolate the culprit)."""
     try:
+        inputs = spark.createDataFrame(input_rows(cases), INPUT_SCHEMA)
+        specs = spark.createDataFrame(spec_rows(cases), SPEC_SCHEMA)
         output, has_idx = validated_output(candidate.run(spark, inputs, specs))
         rows = [_Row(*row) for row in output.collect()]
-    except Exception as error:  # the candidate boundary: any failure is the candidate's (STYLE.md rule 19)
-        failure = CandidateFailure(f"{type(error).__name__}: {error}", traceback.format_exc())
-        return dict.fromkeys((case.id for case in cases), failure)
+    except BaseException as error:  # the candidate boundary: sys.exit() and Ctrl-C inside it included
+        if isinstance(error, KeyboardInterrupt | Stop):
+            raise
+        name = type(error).__name__
+        message = (
+            f"{name}: {error}"
+            if not isinstance(error, SystemExit)
+            else f"the candidate called sys.exit({error.code!r})"
+        )
+        raise CallFailed(CandidateFailure(message, traceback.format_exc())) from None
     return _split(rows, cases, has_idx)
 
 

@@ -4,7 +4,9 @@
 is first checked, runs the candidate once per join kind over every registered case of that kind, caches
 the answers, and turns each case into a ``CaseOutcome``:
 
-* ``pass`` / ``fail``: the candidate agrees / differs (or failed: ``candidate-error``);
+* ``pass`` / ``fail``: the candidate agrees / differs;
+* ``error``: the candidate failed on the case (crashed, timed out, returned unusable rows): a
+  ``candidate-error`` divergence carries the message;
 * ``declared``: it differs and a ``DeclaredDifference`` covers the case (shown with its reason);
 * ``unexpected-pass``: a strict declared difference that did not show up;
 * ``unknown``: the requested equivalence level cannot be decided;
@@ -14,23 +16,19 @@ the answers, and turns each case into a ``CaseOutcome``:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from kjoin.conformance.candidate import (
-    Candidate,
-    DeclaredDifference,
-    declared_difference_for,
-    unclaimed_because,
-)
+from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, Verdict, check
-from kjoin.conformance.harness.batching import Answer, run_batch
-from kjoin.conformance.harness.cases import Case, expected_outputs
-from kjoin.oracle.behaviour import UnknownVersionError
+from kjoin.conformance.harness.batching import Answer
+from kjoin.conformance.harness.calls import Caller, CallRecord, SessionKeeper
+from kjoin.conformance.harness.claims import declared_difference_for, unclaimed_because
+from kjoin.conformance.protocol import Candidate, DeclaredDifference
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
-from kjoin.oracle.records import Output
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -38,11 +36,12 @@ if TYPE_CHECKING:
 __all__ = [
     "EQUIVALENCES",
     "OUTCOME_STATUSES",
-    "BatchRecord",
+    "STATUS_MEANINGS",
     "CaseOutcome",
     "Equivalence",
     "HarnessRun",
     "OutcomeStatus",
+    "kafka_outputs",
     "resolve_mode",
     "status_of",
 ]
@@ -50,10 +49,21 @@ __all__ = [
 Equivalence = Literal["auto", "exact", "key-order", "multiset", "table"]
 EQUIVALENCES: tuple[Equivalence, ...] = get_args(Equivalence)
 OutcomeStatus = Literal[
-    "pass", "fail", "declared", "unexpected-pass", "unknown", "not-claimed", "not-applicable"
+    "pass", "fail", "error", "declared", "unexpected-pass", "unknown", "not-claimed", "not-applicable"
 ]
 OUTCOME_STATUSES: tuple[OutcomeStatus, ...] = get_args(OutcomeStatus)
-FAILING: frozenset[OutcomeStatus] = frozenset({"fail", "unexpected-pass"})
+STATUS_MEANINGS: dict[OutcomeStatus, str] = {
+    "pass": "the candidate agrees with Kafka",
+    "fail": "the candidate differs from Kafka",
+    "error": "the candidate failed on this case (crash, timeout or unusable rows)",
+    "declared": "the candidate differs, and declares this difference with its reason",
+    "unexpected-pass": "the candidate agrees, but declares a strict difference here",
+    "unknown": "the requested equivalence level cannot be decided for this case",
+    "not-claimed": "outside what the candidate claims to implement",
+    "not-applicable": "this Kafka version has no such join",
+}
+"""One sentence per status (results documents carry them for the report)."""
+FAILING: frozenset[OutcomeStatus] = frozenset({"fail", "error", "unexpected-pass"})
 TABLE_JOINS = frozenset({"table-table", "fk"})
 
 
@@ -65,7 +75,7 @@ class CaseOutcome:
     status: OutcomeStatus
     mode: Mode | None = None
     verdict: Verdict | None = None
-    expected: tuple[Output, ...] | None = None
+    expected: Emitted | None = None
     answer: Answer | None = None
     reason: str = ""
     declared: DeclaredDifference | None = None
@@ -74,16 +84,6 @@ class CaseOutcome:
     def failing(self) -> bool:
         """Whether this outcome makes the run fail."""
         return self.status in FAILING
-
-
-@dataclass(frozen=True, slots=True)
-class BatchRecord:
-    """One candidate call (diagnostics, not part of results files: wall time is not reproducible)."""
-
-    join: str
-    cases: int
-    jobs: int | None
-    seconds: float
 
 
 def resolve_mode(requested: Equivalence, case: Case, answer: Answer) -> Mode:
@@ -98,28 +98,36 @@ def resolve_mode(requested: Equivalence, case: Case, answer: Answer) -> Mode:
 
 @dataclass
 class HarnessRun:
-    """One candidate checked over registered cases, with one lazily started SparkSession."""
+    """One candidate checked over registered cases, with one lazily started (and, if the candidate stops
+    it, restarted) SparkSession and guarded calls (``harness.calls``)."""
 
     candidate: Candidate
     spark_factory: Callable[[], SparkSession]
     equivalence: Equivalence = "auto"
-    batches: list[BatchRecord] = field(default_factory=list)
+    timeout: float | None = None
+    on_call: Callable[[dict[str, Any]], None] | None = None
     _registered: dict[str, Case] = field(default_factory=dict)
-    _expected: dict[str, tuple[Output, ...] | str] = field(default_factory=dict)
+    _expected: dict[str, Emitted | str] = field(default_factory=dict)
     _answers: dict[str, Answer] = field(default_factory=dict)
-    _spark: SparkSession | None = None
+    _caller: Caller | None = None
 
     def __post_init__(self) -> None:
         if self.equivalence not in EQUIVALENCES:
             allowed = ", ".join(EQUIVALENCES)
             raise ValueError(f"equivalence must be one of {allowed}, got {self.equivalence!r}")
+        self.session = SessionKeeper(self.spark_factory)
+        self._caller = Caller(self.candidate, self.session, self.timeout, on_call=self.on_call)
 
     @property
     def spark(self) -> SparkSession:
         """The run's SparkSession, started on first use."""
-        if self._spark is None:
-            self._spark = self.spark_factory()
-        return self._spark
+        return self.session.get()
+
+    @property
+    def batches(self) -> list[CallRecord]:
+        """Every candidate call so far."""
+        assert self._caller is not None
+        return self._caller.records
 
     def unclaimed_because(self, case: Case) -> str | None:
         """Why ``case`` is outside the candidate's claim, or ``None``."""
@@ -134,13 +142,10 @@ class HarnessRun:
         for case in cases:
             self._registered.setdefault(case.id, case)
 
-    def expected(self, case: Case) -> tuple[Output, ...] | str:
+    def expected(self, case: Case) -> Emitted | str:
         """The oracle's outputs for ``case``, or the reason that Kafka has no such join."""
         if case.id not in self._expected:
-            try:
-                self._expected[case.id] = expected_outputs(case)
-            except (OracleError, UnknownVersionError) as error:
-                self._expected[case.id] = f"not applicable: {error}"
+            self._expected[case.id] = kafka_outputs(case)
         return self._expected[case.id]
 
     def outcome(self, case: Case) -> CaseOutcome:
@@ -156,7 +161,7 @@ class HarnessRun:
             self._run_join_kind(case.join)
         answer = self._answers[case.id]
         mode = resolve_mode(self.equivalence, case, answer)
-        verdict = check(expected, answer, mode, timestamps=case.timestamps)
+        verdict = check(expected, answer, mode)
         declared = self.declared_for(case)
         status = status_of(verdict, answer, declared)
         reason = verdict.reason if status == "unknown" else (declared.reason if declared else "")
@@ -169,29 +174,38 @@ class HarnessRun:
 
     def _run_join_kind(self, join: str) -> None:
         """One candidate call over the registered, claimed, applicable cases of ``join`` without answers."""
-        from kjoin.conformance.harness.spark_session import jobs_started
-
         batch = [
-            case for case in self._registered.values()
-            if case.join == join and case.id not in self._answers
-            and self.unclaimed_because(case) is None and not isinstance(self.expected(case), str)
+            case
+            for case in self._registered.values()
+            if case.join == join
+            and case.id not in self._answers
+            and self.unclaimed_because(case) is None
+            and not isinstance(self.expected(case), str)
         ]
-        spark = self.spark
-        jobs_before, started = jobs_started(spark), time.perf_counter()
-        self._answers.update(run_batch(spark, self.candidate, batch))
-        jobs_after = jobs_started(spark)
-        jobs = None if jobs_before is None or jobs_after is None else jobs_after - jobs_before
-        self.batches.append(BatchRecord(join, len(batch), jobs, time.perf_counter() - started))
+        assert self._caller is not None
+        self._answers.update(self._caller.answers(join, batch))
+
+
+def kafka_outputs(case: Case) -> Emitted | str:
+    """What Kafka ``case.kafka`` emits, from the oracle (causes known), or why it emits nothing: that Kafka
+    has no such join, or fails on the input."""
+    try:
+        outputs = run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
+    except (OracleError, UnknownVersionError) as error:
+        return f"not applicable: {error}"
+    return Emitted(tuple(outputs), causes_known=True)
 
 
 def status_of(verdict: Verdict, answer: Answer, declared: DeclaredDifference | None) -> OutcomeStatus:
-    """A checked case's status: a declared difference turns a failure into ``declared`` (never a
-    candidate error) and a strict one turns a pass into ``unexpected-pass``."""
+    """A checked case's status: a candidate failure is ``error`` (never covered by a declaration); a
+    declared difference turns a failure into ``declared`` and a strict one turns a pass into
+    ``unexpected-pass``."""
+    if isinstance(answer, CandidateFailure):
+        return "error"
     if verdict.status == "unknown":
         return "unknown"
-    if isinstance(answer, CandidateFailure) or declared is None:
+    if declared is None:
         return verdict.status
     if verdict.status == "fail":
         return "declared"
     return "unexpected-pass" if declared.strict else "pass"
-

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from kjoin.conformance.harness.cases import Case
+from kjoin.conformance.catalogue import Case
 from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
-from kjoin.conformance.harness.render import render_outcome
 from kjoin.conformance.harness.results import case_result
+from kjoin.conformance.harness.text import render_outcome
 
 __all__ = [
     "RESULT_PROPERTY",
@@ -80,7 +80,7 @@ class CaseItem(pytest.Item):
         verdict = outcome.verdict
         if verdict is None or verdict.status == "pass":
             return
-        if verdict.first is not None and verdict.first.kind == "candidate-error":
+        if outcome.status == "error":
             raise CandidateErrorFailure(outcome)
         raise ConformanceMismatch(outcome)
 

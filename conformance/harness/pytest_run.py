@@ -19,12 +19,17 @@ from typing import Any
 
 import pytest
 
-from kjoin.conformance.candidate import Candidate, CandidateLoadError, load_candidate
-from kjoin.conformance.harness.cases import load_cases
+from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.harness.outcomes import EQUIVALENCES, Equivalence, HarnessRun
 from kjoin.conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items
-from kjoin.conformance.harness.results import results_document, run_metadata, write_results
+from kjoin.conformance.harness.results import (
+    candidate_json,
+    results_document,
+    run_metadata,
+    write_json_atomically,
+)
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
+from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate
 
 __all__ = ["PytestRun", "configure"]
 
@@ -44,6 +49,7 @@ class PytestRun:
     scenarios: tuple[Path, ...]
     results_path: Path | None
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    document: dict[str, Any] | None = None
 
     @property
     def is_worker(self) -> bool:
@@ -52,7 +58,8 @@ class PytestRun:
     def collect(self, session: pytest.Session, items: list[pytest.Item]) -> None:
         """Append one item per case of the catalogue (or ``--kjoin-scenarios``) to ``items``."""
         case_set = load_cases(list(self.scenarios) or None, kafka=self.kafka)
-        items.extend(build_items(session, self.harness, case_set.cases, case_set.errors))
+        errors = [str(error) for error in case_set.errors]
+        items.extend(build_items(session, self.harness, case_set.cases, errors))
 
     def register_selected(self, items: list[pytest.Item]) -> None:
         """The selected items' cases are what the candidate will be run on."""
@@ -72,12 +79,18 @@ class PytestRun:
         if self.results_path is None or self.is_worker:
             return
         metadata = run_metadata(
-            master=self.master, kafka=self.kafka, equivalence=self.equivalence,
+            master=self.master,
+            kafka=self.kafka,
+            equivalence=self.equivalence,
             scenarios=[str(path) for path in self.scenarios] or ["(bundled catalogue)"],
         )
-        document = results_document(metadata, self.candidate, self.results.values())
+        calls = [call.to_json() for call in self.harness.batches]
+        document = results_document(
+            metadata, candidate_json(self.candidate), self.results.values(), calls=calls
+        )
         self.config.hook.pytest_kjoin_results(config=self.config, document=document)
-        write_results(self.results_path, document)
+        write_json_atomically(self.results_path, document)
+        self.document = document
 
     def summary_lines(self) -> list[str]:
         """Terminal summary: statuses, and the candidate calls this process made."""
@@ -88,8 +101,10 @@ class PytestRun:
         lines = [f"candidate {self.candidate.name}: {statuses}"]
         for batch in self.harness.batches:
             jobs = "?" if batch.jobs is None else str(batch.jobs)
-            lines.append(f"  {batch.join}: {batch.cases} cases in one candidate call, {jobs} Spark jobs, "
-                         f"{batch.seconds:.1f} s")
+            lines.append(
+                f"  {batch.join}: {batch.cases} cases in one candidate call, {jobs} Spark jobs, "
+                f"{batch.seconds:.1f} s"
+            )
         if self.results_path is not None and not self.is_worker:
             lines.append(f"results written to {self.results_path}")
         return lines
@@ -114,7 +129,12 @@ def configure(config: pytest.Config, name: str) -> PytestRun:
             raise pytest.UsageError(f"--kjoin-scenarios: {path}: no such file or folder")
     harness = HarnessRun(candidate, lambda: start_session(master), equivalence=equivalence)
     return PytestRun(
-        config=config, candidate=candidate, harness=harness, master=master,
-        kafka=config.getoption("kjoin_kafka"), equivalence=equivalence, scenarios=scenarios,
+        config=config,
+        candidate=candidate,
+        harness=harness,
+        master=master,
+        kafka=config.getoption("kjoin_kafka"),
+        equivalence=equivalence,
+        scenarios=scenarios,
         results_path=Path(results) if results else None,
     )

@@ -1,55 +1,78 @@
-"""The results file of a harness run: versioned JSON that reports (a later issue's HTML) are built from.
+"""The results document of a harness run: written as the run goes, finalised atomically, read back checked.
 
-Schema ``kjoin-results`` version 1::
+Schema ``kjoin-results`` version 2 (docs/results-format.md). Everything a report shows is computed here,
+once: each case's divergences, the oracle's state at the first divergence and why (``explain``), the stream
+time for the timeline, the summary, and the verdicts (which Kafka era the candidate matches best).
 
-    {"schema": "kjoin-results", "version": 1,
-     "run": {"tool_version", "pyspark_version", "python_version", "spark_master", "kafka", "equivalence",
-             "scenarios"},
-     "candidate": {"name", "claim": {...}, "declared_differences": [{...}]},
-     "summary": {"<status>": count, ...},
-     "verdicts": [{"join", "variant", "kafka": [versions asked], "intended", "cases", "best": [eras],
-                   "eras": [{"era", "matched", "divergences", "applicable"}],
-                   "ranges": [{"eras", "best", "matched", "flags"}], "summary"}],
-     "cases": [{"id", "scenario", "variant", "kafka", "intended", "join", "source", "timestamps",
-                "status", "mode", "reason", "declared": {...} | null,
-                "expected": [output] | null, "actual": [output] | null, "candidate_error": str | null,
-                "divergences": [{"kind", "at", "expected", "actual", "detail"}],
-                "first_divergence": {... + "input": {"index", "side", "key", "value", "ts"}} | null,
-                "spec": {"join", "variant", "stores", "fk_extractor", "window", "versioned"},
-                "records": [{"side", "key", "value", "ts"}]}]}
-
-An output is ``{"key", "value": [left, right] | null, "ts", "cause"}`` (``cause`` null when unknown). Cases
-are sorted by id and nothing depends on wall time, so the same run gives a byte-identical file
-(STYLE.md rule 15). ``spec`` and ``records`` are the case's inputs in the portable format
-(``oracle/portable.py``), so reports can show them and re-run the oracle; ``verdicts`` says which Kafka
-era's semantics the candidate's outputs match best per join kind and variant (``reports.verdict``).
+Writing survives faults (issue: nothing finished is ever lost): ``ResultsJournal`` appends one JSON line per
+finished case to ``<results>.partial`` and flushes it; ``finish`` writes the whole document to a temporary
+file and renames it over ``<results>`` (atomic), then removes the journal. A run that stops early
+(an exception, a timeout, SIGINT or SIGTERM) is finished with ``complete: false`` and the reason; a run that
+was killed outright leaves the journal, which ``load_results`` reads as an incomplete document. The same
+inputs give a byte-identical file (no wall time in it; cases sorted by id).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from kjoin.conformance.candidate import Candidate, DeclaredDifference
-from kjoin.conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Divergence, Emitted
-from kjoin.conformance.harness.outcomes import CaseOutcome
-from kjoin.oracle.records import JoinSpec, Output
-from kjoin.reports.document import case_from_json
-from kjoin.reports.verdict import verdicts
+from kjoin.conformance.catalogue import Case
+from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
+from kjoin.conformance.checker import (
+    DIVERGENCE_KINDS,
+    MODES,
+    UNKNOWN_CAUSE,
+    CandidateFailure,
+    Divergence,
+    Emitted,
+)
+from kjoin.conformance.harness.explain import explain, stream_times
+from kjoin.conformance.harness.outcomes import STATUS_MEANINGS, CaseOutcome
+from kjoin.conformance.harness.verdicts import Scored, verdicts
+from kjoin.conformance.protocol import Candidate, DeclaredDifference
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.records import JoinSpec, Output, Record, Versioning, Window
 
-__all__ = ["SCHEMA", "VERSION", "case_result", "results_document", "run_metadata", "write_results"]
+__all__ = [
+    "SCHEMA",
+    "VERSION",
+    "ResultsError",
+    "ResultsJournal",
+    "about_json",
+    "candidate_json",
+    "case_result",
+    "load_results",
+    "merge_documents",
+    "output_json",
+    "results_document",
+    "run_metadata",
+    "spec_json",
+    "write_json_atomically",
+]
 
 SCHEMA = "kjoin-results"
-VERSION = 1
+VERSION = 2
+DIVERGENCES_KEPT = 200
+"""Divergences kept per case (``divergences_total`` has the full count)."""
+JOURNAL_SUFFIX = ".partial"
 
 
-def _output(output: Output | None) -> dict[str, Any] | None:
+class ResultsError(ValueError):
+    """A results file that cannot be read or breaks the schema; the message names file, case and field."""
+
+
+# --- one case as JSON ---------------------------------------------------------------------------------------
+
+
+def output_json(output: Output | None) -> dict[str, Any] | None:
     if output is None:
         return None
     value = None if output.value is None else [output.value[0], output.value[1]]
@@ -61,13 +84,13 @@ def _divergence(divergence: Divergence) -> dict[str, Any]:
     return {
         "kind": divergence.kind,
         "at": divergence.at,
-        "expected": _output(divergence.expected),
-        "actual": _output(divergence.actual),
+        "expected": output_json(divergence.expected),
+        "actual": output_json(divergence.actual),
         "detail": divergence.detail,
     }
 
 
-def _spec(spec: JoinSpec) -> dict[str, Any]:
+def spec_json(spec: JoinSpec) -> dict[str, Any]:
     """The join spec in the portable format's fields."""
     window, versioned = spec.window, spec.versioned
     return {
@@ -75,10 +98,12 @@ def _spec(spec: JoinSpec) -> dict[str, Any]:
         "variant": spec.variant,
         "stores": spec.stores,
         "fk_extractor": spec.fk_extractor,
-        "window": None if window is None else
-        {"before": window.before, "after": window.after, "grace": window.grace, "legacy": window.legacy},
-        "versioned": None if versioned is None else
-        {"left": versioned.left, "right": versioned.right, "history_ms": versioned.history_ms},
+        "window": None
+        if window is None
+        else {"before": window.before, "after": window.after, "grace": window.grace, "legacy": window.legacy},
+        "versioned": None
+        if versioned is None
+        else {"left": versioned.left, "right": versioned.right, "history_ms": versioned.history_ms},
     }
 
 
@@ -90,44 +115,98 @@ def _declared(declared: DeclaredDifference) -> dict[str, Any]:
     return data
 
 
+def about_json(case: Case) -> dict[str, Any] | None:
+    about = case.about
+    if about is None:
+        return None
+    reference = None
+    if about.reference is not None:
+        document = DOCUMENTS[about.reference.document]
+        reference = {
+            "document": about.reference.document,
+            "title": document.title,
+            "url": document.url,
+            "section": about.reference.section,
+            "info": about.reference.info,
+        }
+    return {
+        "description": about.description,
+        "features": list(about.features),
+        "reference": reference,
+        "errata": [asdict(erratum) for erratum in about.errata],
+    }
+
+
+def _era(case: Case) -> str | None:
+    try:
+        return behaviour_for(case.kafka, intended=case.intended).era
+    except UnknownVersionError:
+        return None
+
+
 def case_result(outcome: CaseOutcome) -> dict[str, Any]:
     """One case as plain JSON data (also what pytest-xdist workers send to the controller)."""
     case, verdict, answer = outcome.case, outcome.verdict, outcome.answer
-    divergences = [] if verdict is None else [_divergence(d) for d in verdict.divergences]
-    first = None
-    if verdict is not None and verdict.first is not None:
-        first = _divergence(verdict.first)
-        at = verdict.first.at
-        if at is not None and 0 <= at < len(case.records):
-            record = case.records[at]
-            first["input"] = {"index": at, "side": record.side, "key": record.key, "value": record.value,
-                              "ts": record.ts}
+    divergences = () if verdict is None else verdict.divergences
+    first = None if verdict is None else verdict.first
+    first_json = None
+    explanation = None
+    if first is not None:
+        first_json = _divergence(first)
+        if first.at is not None and 0 <= first.at < len(case.records):
+            record = case.records[first.at]
+            first_json["input"] = {
+                "index": first.at,
+                "side": record.side,
+                "key": record.key,
+                "value": record.value,
+                "ts": record.ts,
+            }
+        if first.kind != "candidate-error":
+            found = explain(case, first)
+            if found is not None:
+                explanation = dict(found, emitted=[output_json(o) for o in found["emitted"]])
+    times = stream_times(case) if outcome.expected is not None else None
     return {
         "id": case.id,
         "scenario": case.scenario,
         "variant": case.variant,
         "kafka": case.kafka,
+        "era": _era(case),
         "intended": case.intended,
         "join": case.join,
         "source": case.source,
-        "timestamps": case.timestamps,
+        "line": case.line,
         "status": outcome.status,
         "mode": outcome.mode,
         "reason": outcome.reason,
         "declared": None if outcome.declared is None else _declared(outcome.declared),
-        "expected": None if outcome.expected is None else [_output(o) for o in outcome.expected],
-        "actual": [_output(o) for o in answer.outputs] if isinstance(answer, Emitted) else None,
-        "candidate_error": f"{answer.message}\n{answer.traceback}".strip()
-        if isinstance(answer, CandidateFailure) else None,
-        "divergences": divergences,
-        "first_divergence": first,
-        "spec": _spec(case.spec),
+        "about": about_json(case),
+        "spec": spec_json(case.spec),
         "records": [{"side": r.side, "key": r.key, "value": r.value, "ts": r.ts} for r in case.records],
+        "expected": None if outcome.expected is None else [output_json(o) for o in outcome.expected.outputs],
+        "actual": [output_json(o) for o in answer.outputs] if isinstance(answer, Emitted) else None,
+        "candidate_error": f"{answer.message}\n{answer.traceback}".strip()
+        if isinstance(answer, CandidateFailure)
+        else None,
+        "divergences": [_divergence(d) for d in divergences[:DIVERGENCES_KEPT]],
+        "divergences_total": len(divergences),
+        "first_divergence": first_json,
+        "explanation": explanation,
+        "timeline": None if times is None else {"stream_time": times},
     }
 
 
+# --- the whole document -------------------------------------------------------------------------------------
+
+
 def run_metadata(
-    *, master: str, kafka: str | None, equivalence: str, scenarios: Iterable[str]
+    *,
+    master: str,
+    kafka: str | None,
+    equivalence: str,
+    scenarios: Iterable[str],
+    timeout_s: float | None = None,
 ) -> dict[str, Any]:
     """What a run was asked to do and with which software (no wall time: results stay reproducible)."""
     return {
@@ -138,6 +217,7 @@ def run_metadata(
         "kafka": kafka,
         "equivalence": equivalence,
         "scenarios": list(scenarios),
+        "timeout_s": timeout_s,
     }
 
 
@@ -148,36 +228,315 @@ def _version(package: str) -> str | None:
         return None
 
 
-def results_document(
-    run: Mapping[str, Any], candidate: Candidate, cases: Iterable[Mapping[str, Any]]
-) -> dict[str, Any]:
-    """The whole results file as plain data; ``cases`` are ``case_result`` dicts."""
-    ordered = sorted(cases, key=lambda case: (str(case["id"]), str(case["source"])))
+def candidate_json(candidate: Candidate) -> dict[str, Any]:
     claim = candidate.claim
+    return {
+        "name": candidate.name,
+        "claim": {
+            "joins": sorted(claim.joins),
+            "variants": sorted(claim.variants),
+            "kafka": list(claim.kafka),
+            "stores": sorted(claim.stores),
+            "versioned": claim.versioned,
+            "stream_table_grace": claim.stream_table_grace,
+        },
+        "declared_differences": [_declared(d) for d in candidate.declared_differences],
+    }
+
+
+def _summary(cases: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    by_join: dict[str, Counter[str]] = defaultdict(Counter)
+    kinds: dict[str, Counter[str]] = defaultdict(Counter)
+    for case in cases:
+        by_join[case["join"]][case["status"]] += 1
+        if case["status"] in ("fail", "error", "declared") and case["first_divergence"] is not None:
+            kinds[case["join"]][case["first_divergence"]["kind"]] += 1
+    return {
+        "total": len(cases),
+        "by_status": dict(sorted(Counter(case["status"] for case in cases).items())),
+        "by_join": {join: dict(sorted(counts.items())) for join, counts in sorted(by_join.items())},
+        "failures_by_kind": {join: dict(sorted(counts.items())) for join, counts in sorted(kinds.items())},
+    }
+
+
+def results_document(
+    run: Mapping[str, Any],
+    candidate: Mapping[str, Any],
+    cases: Iterable[Mapping[str, Any]],
+    *,
+    calls: Sequence[Mapping[str, Any]] = (),
+    complete: bool = True,
+    incomplete_reason: str | None = None,
+) -> dict[str, Any]:
+    """The whole results document; ``cases`` are ``case_result`` dicts (any order; sorted here)."""
+    ordered = sorted(cases, key=lambda case: (str(case["id"]), str(case["source"])))
+    scored = [item for item in map(_scored, ordered) if item is not None]
     return {
         "schema": SCHEMA,
         "version": VERSION,
+        "complete": complete,
+        "incomplete_reason": None if complete else incomplete_reason or "the run did not finish",
         "run": dict(run),
-        "candidate": {
-            "name": candidate.name,
-            "claim": {
-                "joins": sorted(claim.joins),
-                "variants": sorted(claim.variants),
-                "kafka": list(claim.kafka),
-                "stores": sorted(claim.stores),
-                "versioned": claim.versioned,
-                "stream_table_grace": claim.stream_table_grace,
-            },
-            "declared_differences": [_declared(d) for d in candidate.declared_differences],
-        },
-        "summary": dict(sorted(Counter(str(case["status"]) for case in ordered).items())),
-        "verdicts": [v.to_json() for v in verdicts(case_from_json(case) for case in ordered)],
+        "candidate": dict(candidate),
+        "divergence_kinds": dict(DIVERGENCE_KINDS),
+        "statuses": dict(STATUS_MEANINGS),
+        "summary": _summary(ordered),
+        "calls": [dict(call) for call in calls],
+        "verdicts": [verdict.to_json() for verdict in verdicts(scored)],
         "cases": ordered,
     }
 
 
-def write_results(path: Path, document: Mapping[str, Any]) -> None:
-    """Write ``document`` as stable, indented JSON."""
+_SCORED = frozenset({"pass", "fail", "declared", "unexpected-pass", "unknown"})
+
+
+def _scored(case: Mapping[str, Any]) -> Scored | None:
+    """A checked case with the candidate's outputs, rebuilt from its JSON for the verdicts."""
+    if case["status"] not in _SCORED or case["actual"] is None or case["mode"] not in MODES:
+        return None
+    spec = _spec(case["spec"])
+    records = tuple(Record(r["side"], r["key"], r["value"], r["ts"]) for r in case["records"])
+    actual = tuple(_output(o) for o in case["actual"])
+    known = all(output.cause != UNKNOWN_CAUSE for output in actual)
+    rebuilt = Case(case["id"], case["scenario"], case["kafka"], case["intended"], spec, records)
+    return Scored(rebuilt, Emitted(actual, causes_known=known), case["mode"])
+
+
+def _spec(data: Mapping[str, Any]) -> JoinSpec:
+    window = data["window"]
+    versioned = data["versioned"]
+    return JoinSpec(
+        join=data["join"],
+        variant=data["variant"],
+        window=None
+        if window is None
+        else Window(window["before"], window["after"], window["grace"], window["legacy"]),
+        stores=data["stores"],
+        versioned=None
+        if versioned is None
+        else Versioning(versioned["left"], versioned["right"], versioned["history_ms"]),
+        fk_extractor=data["fk_extractor"],
+    )
+
+
+def _output(data: Mapping[str, Any]) -> Output:
+    value = None if data["value"] is None else (data["value"][0], data["value"][1])
+    cause = UNKNOWN_CAUSE if data["cause"] is None else data["cause"]
+    return Output(data["key"], value, data["ts"], cause)
+
+
+# --- writing: a journal while the run goes, one atomic rename at the end ------------------------------------
+
+
+def _dumps(value: Any, indent: int | None = None) -> str:
+    return json.dumps(value, indent=indent, ensure_ascii=False, separators=None if indent else (",", ":"))
+
+
+def write_json_atomically(path: Path, document: Any) -> None:
+    """Write ``document`` as stable, indented JSON: to a temporary file beside ``path``, then rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(document, indent=1, ensure_ascii=False)
-    path.write_text(text + "\n", encoding="utf-8")
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with temporary.open("w", encoding="utf-8") as handle:
+        handle.write(_dumps(document, indent=1) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+class ResultsJournal:
+    """The results of one run, kept on disk as they arrive.
+
+    ``add`` appends a finished case to ``<path>.partial`` (one JSON line, flushed); ``finish`` writes the
+    final document atomically and removes the journal. The journal's first line is the run's header.
+    """
+
+    def __init__(self, path: Path, run: Mapping[str, Any], candidate: Mapping[str, Any]) -> None:
+        self.path = path
+        self.journal = path.with_name(path.name + JOURNAL_SUFFIX)
+        self.run = dict(run)
+        self.candidate = dict(candidate)
+        self.cases: dict[str, dict[str, Any]] = {}
+        self.calls: list[dict[str, Any]] = []
+        self.finished = False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = self.journal.open("w", encoding="utf-8")
+        self._append(
+            {
+                "schema": SCHEMA,
+                "version": VERSION,
+                "journal": True,
+                "run": self.run,
+                "candidate": self.candidate,
+            }
+        )
+
+    def _append(self, entry: Mapping[str, Any]) -> None:
+        self._handle.write(_dumps(entry) + "\n")
+        self._handle.flush()
+
+    def add(self, case: Mapping[str, Any]) -> None:
+        """Keep one finished case (a later result for the same id replaces it)."""
+        self.cases[str(case["id"])] = dict(case)
+        self._append({"case": case})
+
+    def add_call(self, call: Mapping[str, Any]) -> None:
+        """Keep the record of one candidate call (status, captured output)."""
+        self.calls.append(dict(call))
+        self._append({"call": call})
+
+    def finish(self, *, complete: bool = True, reason: str | None = None) -> dict[str, Any]:
+        """Write the final document (atomically) and remove the journal; returns the document."""
+        document = results_document(
+            self.run,
+            self.candidate,
+            self.cases.values(),
+            calls=self.calls,
+            complete=complete,
+            incomplete_reason=reason,
+        )
+        write_json_atomically(self.path, document)
+        self._handle.close()
+        self.journal.unlink(missing_ok=True)
+        self.finished = True
+        return document
+
+
+# --- reading ------------------------------------------------------------------------------------------------
+
+
+def load_results(path: Path) -> dict[str, Any]:
+    """A results document, checked against the schema; a journal left by a killed run (``<path>.partial``,
+    read when ``path`` is missing or is the journal itself) becomes an incomplete document."""
+    journal = path if path.name.endswith(JOURNAL_SUFFIX) else path.with_name(path.name + JOURNAL_SUFFIX)
+    if path == journal or (not path.exists() and journal.exists()):
+        return _from_journal(journal)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResultsError(f"{path}: cannot read: {error}") from error
+    try:
+        document = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise ResultsError(f"{path}: not a JSON document ({error})") from error
+    check_document(document, str(path))
+    return document
+
+
+def _from_journal(journal: Path) -> dict[str, Any]:
+    try:
+        lines = journal.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResultsError(f"{journal}: cannot read: {error}") from error
+    entries = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            entries.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number == len(lines):  # the last line may have been cut off when the run was killed
+                break
+            raise ResultsError(f"{journal}:{number}: not a JSON line") from None
+    if not entries or not isinstance(entries[0], dict) or not entries[0].get("journal"):
+        raise ResultsError(f"{journal}: not a kjoin results journal (no header line)")
+    header = entries[0]
+    cases = {str(e["case"]["id"]): e["case"] for e in entries[1:] if isinstance(e, dict) and "case" in e}
+    calls = [e["call"] for e in entries[1:] if isinstance(e, dict) and "call" in e]
+    reason = "the run was stopped before it could write its results; these are the cases it finished"
+    document = results_document(
+        header["run"],
+        header["candidate"],
+        cases.values(),
+        calls=calls,
+        complete=False,
+        incomplete_reason=reason,
+    )
+    check_document(document, str(journal))
+    return document
+
+
+_CASE_FIELDS = {
+    "id": str,
+    "scenario": str,
+    "variant": str,
+    "kafka": str,
+    "intended": bool,
+    "join": str,
+    "source": str,
+    "status": str,
+    "records": list,
+    "divergences": list,
+    "spec": dict,
+}
+
+
+def check_document(document: Any, where: str) -> None:
+    """Raise ``ResultsError`` naming the first field that does not follow schema v2."""
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        raise ResultsError(f"{where}: not a kjoin results document (schema must be {SCHEMA!r})")
+    if document.get("version") != VERSION:
+        raise ResultsError(
+            f"{where}: results version {document.get('version')!r} is not supported (this kjoin reads "
+            f"version {VERSION}; re-run the candidate to get a current file)"
+        )
+    for name, kind in (
+        ("complete", bool),
+        ("run", dict),
+        ("candidate", dict),
+        ("summary", dict),
+        ("verdicts", list),
+        ("cases", list),
+        ("calls", list),
+    ):
+        if not isinstance(document.get(name), kind):
+            raise ResultsError(f"{where}: field {name!r} must be a {kind.__name__}")
+    statuses = set(STATUS_MEANINGS)
+    for index, case in enumerate(document["cases"]):
+        if not isinstance(case, dict):
+            raise ResultsError(f"{where}: cases[{index}] must be an object")
+        for name, kind in _CASE_FIELDS.items():
+            if not isinstance(case.get(name), kind):
+                raise ResultsError(
+                    f"{where}: cases[{index}] ({case.get('id')!r}) field {name!r} must be a {kind.__name__}"
+                )
+        if case["status"] not in statuses:
+            raise ResultsError(
+                f"{where}: case {case['id']!r} field 'status': {case['status']!r} is not one of "
+                f"{', '.join(sorted(statuses))}"
+            )
+        for number, divergence in enumerate(case["divergences"]):
+            if not isinstance(divergence, dict) or divergence.get("kind") not in DIVERGENCE_KINDS:
+                raise ResultsError(f"{where}: case {case['id']!r} divergences[{number}]: unknown kind")
+
+
+def merge_documents(documents: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> dict[str, Any]:
+    """One document from several results documents of one candidate (e.g. one per Kafka version); a single
+    document comes back as it is. Verdicts and summary are computed again over all cases."""
+    if len(documents) == 1:
+        return dict(documents[0])
+    names = {str(document["candidate"]["name"]) for document in documents}
+    if len(names) > 1:
+        raise ResultsError(
+            f"{', '.join(labels)}: results of different candidates ({', '.join(sorted(names))})"
+        )
+    seen: dict[str, str] = {}
+    cases: list[Mapping[str, Any]] = []
+    for document, label in zip(documents, labels, strict=True):
+        for case in document["cases"]:
+            if case["id"] in seen:
+                raise ResultsError(f"{label}: case {case['id']!r} is also in {seen[case['id']]}")
+            seen[case["id"]] = label
+            cases.append(case)
+    incomplete = [
+        f"{label}: {document['incomplete_reason']}"
+        for document, label in zip(documents, labels, strict=True)
+        if not document["complete"]
+    ]
+    run = dict(documents[0]["run"], merged_from=list(labels))
+    calls = [call for document in documents for call in document["calls"]]
+    return results_document(
+        run,
+        documents[0]["candidate"],
+        cases,
+        calls=calls,
+        complete=not incomplete,
+        incomplete_reason="; ".join(incomplete),
+    )

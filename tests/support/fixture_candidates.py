@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from kjoin.conformance.candidate import OUTPUT_SCHEMA, Claim, DeclaredDifference
+from kjoin.conformance.protocol import OUTPUT_SCHEMA, Claim, DeclaredDifference
 from kjoin.oracle import JoinSpec, Record, Versioning, Window, behaviour_for, run
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from kjoin.conformance.candidate import Claim, DeclaredDifference
+from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.oracle import Behaviour, JoinSpec, Output, Record, Versioning, Window, behaviour_for, run
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kjoin.conformance.candidate import Claim, DeclaredDifference
+from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, check
 from kjoin.conformance.harness.cases import Case, case_id
 from kjoin.conformance.harness.outcomes import CaseOutcome

@@ -1,12 +1,13 @@
 """Which Kafka version's semantics a candidate's outputs match best, per join kind and variant.
 
-For every case with the candidate's outputs and its inputs, the oracle runs the same inputs as one
+For every checked case with the candidate's outputs, the oracle runs the same inputs as one
 representative version of each era of ``oracle.behaviour.ERAS``, and the checker scores the candidate's
 outputs against each (at the case's equivalence level). Eras that match the most cases (ties broken by
 the fewest divergences) are the verdict, e.g. "left stream-stream join matches 0.10.2-3.0, not 3.1+
-(has_spurious_free_outer_joins)". The flags named are those that change where a matching range of eras
-ends (``oracle/behaviour.py`` documents each). Everything here is the oracle's and the checker's; this
-module only counts.
+(has_spurious_free_outer_joins)"; the verdict is ``exact`` only when a best era matches every case, else
+those eras are merely the closest. The flags named are those that change where a matching range of eras
+ends, among the flags that apply to the join kind (``oracle/behaviour.py`` documents each). Computed once,
+when a run's results are written; reports only show them.
 """
 
 from __future__ import annotations
@@ -16,18 +17,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from kjoin.conformance.checker import MODES, UNKNOWN_CAUSE, Emitted, Mode, check
-from kjoin.oracle.behaviour import ERAS, Behaviour, UnknownVersionError, behaviour_for
+from kjoin.conformance.catalogue import Case
+from kjoin.conformance.checker import Emitted, Mode, check
+from kjoin.oracle.behaviour import ERAS, Behaviour, UnknownVersionError, behaviour_for, flags_for
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
-from kjoin.oracle.records import JOIN_KINDS, VARIANTS, Output
-from kjoin.reports.document import CaseResult
+from kjoin.oracle.records import JOIN_KINDS, VARIANTS
 
 __all__ = [
     "ERA_VERSIONS",
     "EraRange",
     "EraScore",
     "JoinVerdict",
+    "Scored",
     "changed_flags",
     "era_range_label",
     "verdicts",
@@ -38,7 +40,14 @@ ERA_VERSIONS: tuple[tuple[str, Behaviour], ...] = tuple(
 )
 """One representative version per era (its first version), oldest first."""
 
-SCORED_STATUSES = frozenset({"pass", "fail", "declared", "unexpected-pass", "unknown"})
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A checked case with the candidate's outputs and the equivalence level it was compared at."""
+
+    case: Case
+    actual: Emitted
+    mode: Mode
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +85,7 @@ class JoinVerdict:
     cases: int
     scores: tuple[EraScore, ...]
     best: tuple[str, ...]
+    exact: bool
     ranges: tuple[EraRange, ...]
     summary: str
 
@@ -87,11 +97,17 @@ class JoinVerdict:
             "kafka": list(self.asked),
             "intended": self.intended,
             "cases": self.cases,
-            "eras": [{"era": s.era, "matched": s.matched, "divergences": s.divergences,
-                      "applicable": s.applicable} for s in self.scores],
+            "eras": [
+                {"era": s.era, "matched": s.matched, "divergences": s.divergences, "applicable": s.applicable}
+                for s in self.scores
+            ],
             "best": list(self.best),
-            "ranges": [{"eras": r.label, "best": r.best, "matched": r.matched, "flags": list(r.flags)}
-                       for r in self.ranges],
+            "exact": self.exact,
+            "flags": list(flags_for(self.join)),
+            "ranges": [
+                {"eras": r.label, "best": r.best, "matched": r.matched, "flags": list(r.flags)}
+                for r in self.ranges
+            ],
             "summary": self.summary,
         }
 
@@ -103,33 +119,28 @@ def _era_of(version: str) -> str:
         return version
 
 
-def _scoring_mode(case: CaseResult, actual: Sequence[Output]) -> Mode:
-    mode = case.mode if case.mode in MODES else "multiset"
-    if mode == "exact" and any(output.cause == UNKNOWN_CAUSE for output in actual):
-        return "multiset"
-    return mode  # type: ignore[return-value]
-
-
-def _score(case: CaseResult, behaviour: Behaviour) -> tuple[bool, int] | None:
-    """(matched, number of divergences) of the case's outputs against ``behaviour``; ``None`` when that era
-    has no such join."""
-    assert case.spec is not None and case.records is not None and case.actual is not None
+def _score(scored: Scored, behaviour: Behaviour) -> tuple[bool, int] | None:
+    """(matched, number of divergences) of the candidate's outputs against ``behaviour``; ``None`` when that
+    era has no such join."""
+    case = scored.case
     if case.intended:
         behaviour = behaviour_for(behaviour.era, intended=True)
     try:
         expected = run(case.spec, case.records, behaviour)
     except OracleError:
         return None
-    causes_known = all(output.cause != UNKNOWN_CAUSE for output in case.actual)
-    answer = Emitted(case.actual, causes_known=causes_known)
-    verdict = check(expected, answer, _scoring_mode(case, case.actual), timestamps=case.timestamps)
+    mode = scored.mode if scored.actual.causes_known or scored.mode != "exact" else "multiset"
+    verdict = check(Emitted(tuple(expected), causes_known=True), scored.actual, mode)
     return verdict.status == "pass", len(verdict.divergences)
 
 
 def changed_flags(before: Behaviour, after: Behaviour) -> tuple[str, ...]:
     """The behaviour flags whose value differs between two eras, in declaration order."""
-    return tuple(f.name for f in fields(Behaviour)
-                 if f.name != "era" and getattr(before, f.name) != getattr(after, f.name))
+    return tuple(
+        f.name
+        for f in fields(Behaviour)
+        if f.name != "era" and getattr(before, f.name) != getattr(after, f.name)
+    )
 
 
 def era_range_label(eras: Sequence[str]) -> str:
@@ -153,7 +164,7 @@ def _runs(best: set[str]) -> list[tuple[bool, list[int]]]:
     return groups
 
 
-def _ranges(scores: Sequence[EraScore], best: set[str]) -> tuple[EraRange, ...]:
+def _ranges(scores: Sequence[EraScore], best: set[str], join: str) -> tuple[EraRange, ...]:
     groups = _runs(best)
     ranges = []
     for position, (inside, indexes) in enumerate(groups):
@@ -164,53 +175,69 @@ def _ranges(scores: Sequence[EraScore], best: set[str]) -> tuple[EraRange, ...]:
             flags += changed_flags(ERA_VERSIONS[indexes[-1]][1], ERA_VERSIONS[indexes[-1] + 1][1])
         label = era_range_label([ERA_VERSIONS[i][0] for i in indexes])
         matched = max(scores[i].matched for i in indexes)
-        ranges.append(EraRange(label, inside, matched, tuple(dict.fromkeys(flags))))
+        applicable = set(flags_for(join))
+        named = tuple(flag for flag in dict.fromkeys(flags) if flag in applicable)
+        ranges.append(EraRange(label, inside, matched, named))
     return tuple(ranges)
 
 
-def _summary(verdict_of: str, cases: int, ranges: Sequence[EraRange]) -> str:
+def _summary(verdict_of: str, cases: int, ranges: Sequence[EraRange], exact: bool) -> str:
     best = [r for r in ranges if r.best]
-    text = f"{verdict_of} matches {' and '.join(r.label for r in best)} ({best[0].matched}/{cases} cases)"
-    rejected = [f"{r.label} ({r.matched}/{cases}" + (f"; {', '.join(r.flags)})" if r.flags else ")")
-                for r in ranges if not r.best]
+    relation = "matches" if exact else "comes closest to"
+    text = f"{verdict_of} {relation} {' and '.join(r.label for r in best)} ({best[0].matched}/{cases} cases)"
+    rejected = [
+        f"{r.label} ({r.matched}/{cases}" + (f"; {', '.join(r.flags)})" if r.flags else ")")
+        for r in ranges
+        if not r.best
+    ]
     return text + (f"; not {', not '.join(rejected)}" if rejected else "")
 
 
-def _verdict(key: tuple[str, str, str, bool], cases: Sequence[CaseResult]) -> JoinVerdict:
+def _verdict(key: tuple[str, str, str, bool], cases: Sequence[Scored]) -> JoinVerdict:
     join, variant, _, intended = key
     tallies = []
     for era, behaviour in ERA_VERSIONS:
-        results = [_score(case, behaviour) for case in cases]
+        results = [_score(scored, behaviour) for scored in cases]
         applicable = [result for result in results if result is not None]
-        tallies.append(EraScore(era, sum(1 for ok, _ in applicable if ok),
-                                sum(n for _, n in applicable), len(applicable)))
+        tallies.append(
+            EraScore(
+                era, sum(1 for ok, _ in applicable if ok), sum(n for _, n in applicable), len(applicable)
+            )
+        )
     scores = tuple(tallies)
     top = max((s.matched, -s.divergences) for s in scores)
     best = {s.era for s in scores if (s.matched, -s.divergences) == top}
-    asked = tuple(sorted({case.kafka for case in cases}))
-    ranges = _ranges(scores, best)
+    exact = top[0] == len(cases)
+    asked = tuple(sorted({scored.case.kafka for scored in cases}))
+    ranges = _ranges(scores, best, join)
     run_as = f"run as Kafka {', '.join(asked)}" + (", intended semantics" if intended else "")
-    summary = _summary(f"{variant} {join} join ({run_as})", len(cases), ranges)
+    summary = _summary(f"{variant} {join} join ({run_as})", len(cases), ranges, exact)
     ordered_best = tuple(era for era, _ in ERA_VERSIONS if era in best)
-    return JoinVerdict(join, variant, asked, intended, len(cases), scores, ordered_best, ranges, summary)
+    return JoinVerdict(
+        join, variant, asked, intended, len(cases), scores, ordered_best, exact, ranges, summary
+    )
 
 
-def verdicts(cases: Iterable[CaseResult]) -> tuple[JoinVerdict, ...]:
-    """One verdict per join kind x variant x era the cases were run as (x intended), over the cases that
-    carry the candidate's outputs and their inputs; sorted, so the same cases give the same verdicts."""
-    groups: dict[tuple[str, str, str, bool], list[CaseResult]] = defaultdict(list)
-    for case in cases:
-        usable = case.actual is not None and case.spec is not None and case.records is not None
-        if usable and case.status in SCORED_STATUSES:
-            groups[(case.join, case.variant, _era_of(case.kafka), case.intended)].append(case)
+def verdicts(cases: Iterable[Scored]) -> tuple[JoinVerdict, ...]:
+    """One verdict per join kind x variant x era the cases were run as (x intended); sorted, so the same
+    cases give the same verdicts."""
+    groups: dict[tuple[str, str, str, bool], list[Scored]] = defaultdict(list)
+    for scored in cases:
+        case = scored.case
+        groups[(case.join, case.variant, _era_of(case.kafka), case.intended)].append(scored)
     return tuple(_verdict(key, groups[key]) for key in sorted(groups, key=_group_order))
 
 
 def _group_order(key: tuple[str, str, str, bool]) -> tuple[int, int, int, str, bool]:
     join, variant, era, intended = key
     eras = [name for name, _ in ERA_VERSIONS]
-    return (_index(JOIN_KINDS, join), _index(VARIANTS, variant), _index(eras, era), f"{join}/{variant}/{era}",
-            intended)
+    return (
+        _index(JOIN_KINDS, join),
+        _index(VARIANTS, variant),
+        _index(eras, era),
+        f"{join}/{variant}/{era}",
+        intended,
+    )
 
 
 def _index(items: Sequence[str], item: str) -> int:

@@ -14,32 +14,24 @@ from __future__ import annotations
 import argparse
 import datetime
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any
 
 import hypothesis
 
-from kjoin.conformance.candidate import CandidateLoadError, load_candidate
+from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Streams, worst
 from kjoin.conformance.differential.fuzz import FuzzReport, fuzz
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
 from kjoin.conformance.differential.regressions import write_regression
-from kjoin.conformance.harness.render import render_outcome, render_summary
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
+from kjoin.conformance.harness.text import render_outcome, render_summary
+from kjoin.conformance.protocol import CandidateLoadError, load_candidate
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JOIN_KINDS
 
-__all__ = ["add_fuzz_command", "render_report"]
-
-EXIT_OK = 0
-EXIT_DIFFERS = 1
-EXIT_USAGE = 2
+__all__ = ["add_command", "render_report"]
 
 
-class _Streams(Protocol):
-    stdout: TextIO
-    stderr: TextIO
-
-
-def add_fuzz_command(commands: Any) -> None:
+def add_command(commands: Any) -> None:
     """Register ``fuzz`` on the ``kjoin`` subcommand parsers."""
     command = commands.add_parser(
         "fuzz",
@@ -48,18 +40,33 @@ def add_fuzz_command(commands: Any) -> None:
         "candidate on all of them in one call per join kind, shrink what fails in batched rounds and "
         "optionally save each minimal scenario as a regression file.",
     )
-    command.add_argument("--candidate", required=True, metavar="NAME",
-                         help="module:attr or a registered name (kjoin.candidates)")
-    command.add_argument("--kafka", metavar="V",
-                         help="run as this Kafka version (default: the newest one claimed)")
-    command.add_argument("--examples", type=int, metavar="N",
-                         help="scenarios per join kind (default: the profile's)")
+    command.add_argument(
+        "--candidate",
+        required=True,
+        metavar="NAME",
+        help="module:attr or a registered name (kjoin.candidates)",
+    )
+    command.add_argument(
+        "--kafka", metavar="V", help="run as this Kafka version (default: the newest one claimed)"
+    )
+    command.add_argument(
+        "--examples", type=int, metavar="N", help="scenarios per join kind (default: the profile's)"
+    )
     command.add_argument("--seed", type=int, metavar="S", help="seed (default: the profile's fixed seed)")
-    command.add_argument("--save", type=Path, metavar="DIR",
-                         help="write each counterexample to DIR/<id>.jsonl (e.g. scenarios/regressions)")
+    command.add_argument(
+        "--save",
+        type=Path,
+        metavar="DIR",
+        help="write each counterexample to DIR/<id>.jsonl (e.g. scenarios/regressions)",
+    )
     command.add_argument("--profile", choices=sorted(PROFILES), default="ci", help="how much to generate")
-    command.add_argument("--join", action="append", choices=JOIN_KINDS, metavar="KIND",
-                         help=f"only this join kind (repeatable; {', '.join(JOIN_KINDS)})")
+    command.add_argument(
+        "--join",
+        action="append",
+        choices=JOIN_KINDS,
+        metavar="KIND",
+        help=f"only this join kind (repeatable; {', '.join(JOIN_KINDS)})",
+    )
     command.add_argument("--shrink", type=int, metavar="N", help="failures to shrink (default: profile)")
     command.add_argument("--found", metavar="DATE", help="date recorded in saved files (YYYY-MM-DD)")
     command.add_argument("--intended", action="store_true", help="documented semantics: Kafka bug flags off")
@@ -85,7 +92,7 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _fuzz(args: argparse.Namespace, streams: _Streams) -> int:
+def _fuzz(args: argparse.Namespace, streams: Streams) -> int:
     problem = _usage_problem(args)
     if problem is not None:
         streams.stderr.write(f"kjoin: fuzz: {problem}\n")
@@ -97,20 +104,34 @@ def _fuzz(args: argparse.Namespace, streams: _Streams) -> int:
         return EXIT_USAGE
     profile = profile_named(args.profile)
     master = resolve_master(args.spark_master)
-    report = fuzz(candidate, lambda: start_session(master), kafka=args.kafka, seed=args.seed,
-                  profile=profile, examples=args.examples, joins=args.join, intended=args.intended,
-                  shrink_failures=args.shrink)
+    report = fuzz(
+        candidate,
+        lambda: start_session(master),
+        kafka=args.kafka,
+        seed=args.seed,
+        profile=profile,
+        examples=args.examples,
+        joins=args.join,
+        intended=args.intended,
+        shrink_failures=args.shrink,
+    )
     streams.stdout.write(render_report(report, _reproduce(args, report)))
     if args.save is not None:
         for counterexample in report.counterexamples:
             path = write_regression(args.save, counterexample, candidate=report.candidate, found=args.found)
             streams.stdout.write(f"saved {path}\n")
-    return EXIT_DIFFERS if report.failures else EXIT_OK
+    errors = any(outcome.status == "error" for outcome in report.outcomes)
+    return worst(EXIT_DIFFERS if report.failures else EXIT_OK, EXIT_INCOMPLETE if errors else EXIT_OK)
 
 
 def _reproduce(args: argparse.Namespace, report: FuzzReport) -> str:
-    parts = ["kjoin fuzz", f"--candidate {args.candidate}", f"--kafka {report.kafka}",
-             f"--seed {report.seed}", f"--profile {report.profile.name}"]
+    parts = [
+        "kjoin fuzz",
+        f"--candidate {args.candidate}",
+        f"--kafka {report.kafka}",
+        f"--seed {report.seed}",
+        f"--profile {report.profile.name}",
+    ]
     if args.examples is not None:
         parts.append(f"--examples {args.examples}")
     parts += [f"--join {join}" for join in args.join or ()]
@@ -125,8 +146,10 @@ def render_report(report: FuzzReport, reproduce: str = "") -> str:
     lines = [
         f"fuzzing {report.candidate} as Kafka {report.kafka}{intended}: profile {report.profile.name}, "
         f"seed {report.seed}, hypothesis {hypothesis.__version__}",
-        *(f"  {batch.join}: {len(batch.cases)} scenarios ({batch.drawn} drawn) from {batch.strategy}"
-          for batch in report.generated),
+        *(
+            f"  {batch.join}: {len(batch.cases)} scenarios ({batch.drawn} drawn) from {batch.strategy}"
+            for batch in report.generated
+        ),
         "",
         render_summary(report.outcomes) if report.outcomes else "no scenarios to check",
         "",

@@ -1,0 +1,108 @@
+"""The one case type: a scenario x variant x Kafka version, with what its file states Kafka emits.
+
+Every command and the pytest plugin work on ``Case``: ``kjoin check`` compares the oracle with a case's
+``expected`` outputs, ``kjoin run`` and the plugin compare a candidate with the oracle, ``diff-versions``
+runs a case as two versions, fuzzing and ``kjoin verify`` build cases from generated scenarios. Ids read
+``<scenario>[<variant>-<kafka>]`` (``-intended`` appended for the documented semantics; STYLE.md rule 14).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from kjoin.oracle.records import JoinKind, JoinSpec, Output, Record, Variant
+
+__all__ = ["About", "Case", "Erratum", "Expected", "Reference", "case_id"]
+
+
+def case_id(scenario: str, variant: str, kafka: str, intended: bool) -> str:
+    """``<scenario>[<variant>-<kafka>]``, with ``-intended`` for the documented semantics."""
+    return f"{scenario}[{variant}-{kafka}{'-intended' if intended else ''}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """What a scenario file states Kafka emits for one case, in emission order.
+
+    ``causes_known``: each output's ``cause`` is the input row that emitted it (a seed table's rows), else
+    the file gives only the order (a captured trace). ``timestamps``: false when the file states no output
+    timestamps; they then match anything. ``label`` names where the statement comes from.
+    """
+
+    outputs: tuple[Output, ...]
+    causes_known: bool
+    timestamps: bool = True
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A public source a scenario cites: a closed-vocabulary document, a section, and the table rows exactly
+    as the document shows them (``info``, empty when the source is not a table)."""
+
+    document: str
+    section: str
+    info: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Erratum:
+    """Where the cited table is wrong: what it shows, what Kafka does, the evidence (STYLE.md rule 7).
+    ``row``, ``variant`` and ``kafka`` narrow it down (``None``: the whole table)."""
+
+    row: int | None
+    variant: Variant | None
+    kafka: str | None
+    seed_shows: str
+    kafka_does: str
+    evidence: str
+
+
+@dataclass(frozen=True, slots=True)
+class About:
+    """What a hand-written scenario says about itself (seed tables and edge cases)."""
+
+    description: str
+    features: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    reference: Reference | None = None
+    errata: tuple[Erratum, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One scenario x variant x era, ready for the oracle and for a candidate.
+
+    ``source`` is the file it comes from (``scenarios/golden/3.9.jsonl``) with ``line`` for JSON Lines;
+    ``expected`` is what that file states for exactly this version, variant and ``intended`` setting
+    (``None`` when it states nothing, e.g. after ``--kafka`` retargeted the case); ``about`` is the
+    scenario's own description; ``extra`` keeps every other field of a portable line (provenance).
+    """
+
+    id: str
+    scenario: str
+    kafka: str
+    intended: bool
+    spec: JoinSpec
+    records: tuple[Record, ...]
+    source: str = ""
+    line: int | None = None
+    expected: Expected | None = None
+    about: About | None = None
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def join(self) -> JoinKind:
+        return self.spec.join
+
+    @property
+    def variant(self) -> Variant:
+        return self.spec.variant
+
+    @property
+    def where(self) -> str:
+        """``file:line`` (or the file) for messages."""
+        return self.source if self.line is None else f"{self.source}:{self.line}"

@@ -1,0 +1,200 @@
+"""What every ``kjoin`` subcommand shares: exit codes, streams, usage errors, progress, loading inputs.
+
+Exit codes mean one thing each (docs/command-line.md):
+
+* ``0``: the check agrees (or the command did what it was asked);
+* ``1``: a difference: the candidate differs from Kafka (``run``, ``fuzz``, ``scale``, ``replay``), the
+  oracle differs from a file's expected outputs (``check``), real Kafka differs from the oracle
+  (``verify``), a case regressed (``compare``);
+* ``2``: usage or input error: bad arguments, unreadable or invalid scenario or results files, a candidate
+  that cannot be loaded; the message names the file and field;
+* ``3``: the run could not complete: the harness or the candidate crashed, timed out, or the run was
+  interrupted (SIGINT, SIGTERM).
+
+When several apply, the highest code wins (an incomplete run says more than a difference).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TextIO
+
+__all__ = [
+    "EXIT_DIFFERS",
+    "EXIT_INCOMPLETE",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Parser",
+    "Progress",
+    "Streams",
+    "UsageError",
+    "worst",
+]
+
+EXIT_OK = 0
+EXIT_DIFFERS = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+
+
+def worst(*codes: int) -> int:
+    """The exit code that wins when several apply (the highest)."""
+    return max(codes, default=EXIT_OK)
+
+
+class UsageError(Exception):
+    """Bad arguments or unusable input; the message names the file and field. Exit code 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Streams:
+    """Where a command reads and writes (the process's own streams, or a test's)."""
+
+    stdin: TextIO
+    stdout: TextIO
+    stderr: TextIO
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that reports usage errors as ``UsageError`` instead of exiting."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        command = self.prog.removeprefix("kjoin").strip()
+        raise UsageError(f"{command + ': ' if command else ''}{message} (see {self.prog} --help)")
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
+def version_argument(text: str) -> str:
+    """An argparse type: a Kafka version the oracle knows (surrounding spaces removed, nothing else)."""
+    from kjoin.conformance.catalogue.fields import version_problem
+
+    version = text.strip()
+    problem = version_problem(version)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text!r} {problem}")
+    return version
+
+
+class Progress:
+    """Progress of one stage of long work: counts, elapsed time and an estimate of what is left.
+
+    On a terminal it is a live bar (tqdm, on stderr); in logs (not a terminal) a plain line every
+    ``interval`` seconds and one at the end, so CI logs show that work goes on without drowning in it.
+    """
+
+    def __init__(
+        self, stream: TextIO, label: str, total: int, *, unit: str = "cases", interval: float = 10.0
+    ):
+        self.stream = stream
+        self.label = label
+        self.total = total
+        self.unit = unit
+        self.interval = interval
+        self.done = 0
+        self.started = time.monotonic()
+        self._last_line = self.started
+        self._bar: Any = None
+        if _is_terminal(stream):
+            from tqdm import tqdm
+
+            self._bar = tqdm(
+                total=total,
+                desc=label,
+                unit=f" {unit}",
+                file=stream,
+                leave=True,
+                dynamic_ncols=True,
+                mininterval=0.5,
+            )
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def advance(self, count: int = 1) -> None:
+        """``count`` more items done."""
+        self.update(self.done + count)
+
+    def update(self, done: int) -> None:
+        """``done`` items done so far."""
+        step, self.done = done - self.done, done
+        if self._bar is not None:
+            self._bar.update(step)
+            return
+        now = time.monotonic()
+        if now - self._last_line >= self.interval:
+            self._last_line = now
+            self._line()
+
+    def _line(self) -> None:
+        elapsed = time.monotonic() - self.started
+        left = ""
+        if 0 < self.done < self.total:
+            left = f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
+        self.stream.write(
+            f"{self.label}: {self.done}/{self.total} {self.unit}, {_duration(elapsed)} elapsed{left}\n"
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        elif self.done or self.total:
+            self._line()
+        self.total = self.done = 0
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _duration(seconds_taken: float) -> str:
+    if seconds_taken < 60:
+        return f"{seconds_taken:.0f} s"
+    minutes, rest = divmod(int(seconds_taken), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def lines(items: Sequence[str], show: int) -> list[str]:
+    """``items`` cut to ``show``, with a count of the rest."""
+    kept = list(items[:show])
+    if len(items) > show:
+        kept.append(f"... and {len(items) - show} more")
+    return kept

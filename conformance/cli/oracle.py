@@ -1,0 +1,181 @@
+"""``kjoin oracle``: what Kafka Streams emits for a scenario.
+
+* ``kjoin oracle --jsonl [--intended]``: portable scenarios on stdin (one JSON object per line), one answer
+  line per scenario on stdout (``{"id", "outputs"}`` or ``{"id", "error"}``), in order; a bad line gets an
+  error line naming the line and field, and the rest are still answered.
+* ``kjoin oracle FILE [--id ID] [--kafka V] [--variant X] [--intended]``: one scenario of a ``.toml`` or
+  ``.jsonl`` file as a table shaped like the seed tables: every input row, and for each variant the outputs
+  that row emitted, side by side; then whether they match what the file states.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kjoin.conformance.catalogue import Case, ScenarioError, case_id, load_file
+from kjoin.conformance.catalogue.portable import case_from_json, decode_line, error_answer, output_to_json
+from kjoin.conformance.checker import Emitted, check
+from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, version_argument
+from kjoin.conformance.harness.text import describe_case, render_trace
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.records import VARIANTS, Output
+
+__all__ = ["add_command", "answer"]
+
+
+def add_command(commands: Any) -> None:
+    command = commands.add_parser(
+        "oracle",
+        help="what Kafka Streams emits for a scenario",
+        description="Run the oracle on portable JSON Lines (--jsonl: stdin to stdout) or show one scenario "
+        "FILE as a table with every variant side by side.",
+    )
+    command.add_argument("file", nargs="?", type=Path, metavar="FILE", help="a .toml or .jsonl scenario file")
+    command.add_argument(
+        "--jsonl", action="store_true", help="portable scenarios on stdin, answers on stdout"
+    )
+    command.add_argument("--intended", action="store_true", help="documented semantics: Kafka bug flags off")
+    command.add_argument("--id", help="FILE: the scenario to show (default: the first one)")
+    command.add_argument(
+        "--kafka",
+        metavar="V",
+        type=version_argument,
+        help="FILE: run as this Kafka version (default: the first version the file states)",
+    )
+    command.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        action="append",
+        help="FILE: only this variant (repeatable; default: every variant of the scenario)",
+    )
+    command.set_defaults(handler=_oracle)
+
+
+def _oracle(args: argparse.Namespace, streams: Streams) -> int:
+    if args.jsonl:
+        extra = [name for name in ("file", "id", "kafka", "variant") if getattr(args, name) is not None]
+        if extra:
+            raise UsageError(f"oracle --jsonl reads stdin only; remove {', '.join(extra)}")
+        for line in _answers(streams, intended=args.intended):
+            streams.stdout.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n")
+            streams.stdout.flush()
+        return EXIT_OK
+    if args.file is None:
+        raise UsageError("oracle: give a scenario FILE, or --jsonl to read portable scenarios on stdin")
+    return _show(args, streams)
+
+
+def _stdin_lines(streams: Streams) -> Iterator[tuple[int, str | UnicodeDecodeError]]:
+    """(line number, text) per line of stdin; a line that is not UTF-8 is passed on as its error, so the
+    lines after it are still answered."""
+    binary = getattr(streams.stdin, "buffer", None)
+    if binary is None:
+        yield from enumerate(streams.stdin, start=1)
+        return
+    for number, raw in enumerate(binary, start=1):
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            yield number, error
+
+
+def _answers(streams: Streams, *, intended: bool) -> Iterator[dict[str, Any]]:
+    for number, line in _stdin_lines(streams):
+        if isinstance(line, UnicodeDecodeError):
+            yield error_answer(None, f"stdin:{number} [?] field (line): is not UTF-8 text ({line.reason})")
+        elif line.strip():
+            yield answer(line, number, intended=intended)
+
+
+def answer(line: str, number: int, *, intended: bool = False, where: str = "stdin") -> dict[str, Any]:
+    """The answer line for one portable scenario line: the oracle's outputs, or the error that stops it."""
+    try:
+        obj = decode_line(line, where, number)
+        case = case_from_json(obj, where, number)
+    except ScenarioError as error:
+        return error_answer(error.scenario_id, error)
+    if intended:
+        case = replace(case, intended=True)
+    try:
+        outputs = run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
+    except (OracleError, UnknownVersionError) as error:
+        return error_answer(case.scenario, f"{where}:{number} [{case.scenario}] {error}")
+    return {"id": case.scenario, "outputs": [output_to_json(output) for output in outputs]}
+
+
+def _chosen(args: argparse.Namespace) -> list[Case]:
+    """The cases to show: one scenario of the file, one version, the chosen variants."""
+    loaded = load_file(args.file)
+    if not loaded.cases:
+        raise loaded.errors[0] if loaded.errors else UsageError(f"{args.file}: no scenarios in the file")
+    scenario = args.id or loaded.cases[0].scenario
+    cases = [case for case in loaded.cases if case.scenario == scenario]
+    if not cases:
+        known = ", ".join(sorted({case.scenario for case in loaded.cases})[:10])
+        raise UsageError(f"{args.file}: no scenario with id {scenario!r} (the file has: {known})")
+    intended = args.intended or any(case.intended for case in cases if args.kafka is None)
+    kafka = args.kafka or next(case.kafka for case in cases if case.intended == intended)
+    chosen: dict[str, Case] = {}
+    for case in cases:
+        if args.variant and case.variant not in args.variant:
+            continue
+        same = case.kafka == kafka and case.intended == intended
+        if same or case.variant not in chosen:
+            new_id = case_id(case.scenario, case.variant, kafka, intended)
+            retargeted = replace(case, id=new_id, kafka=kafka, intended=intended, expected=None)
+            chosen[case.variant] = case if same else retargeted
+    if not chosen:
+        raise UsageError(f"{args.file}: scenario {scenario!r} has no variant {', '.join(args.variant)}")
+    return [chosen[variant] for variant in VARIANTS if variant in chosen]
+
+
+def _show(args: argparse.Namespace, streams: Streams) -> int:
+    cases = _chosen(args)
+    first = cases[0]
+    columns: dict[str, list[Output]] = {}
+    for case in cases:
+        try:
+            columns[case.variant] = run(
+                case.spec, case.records, behaviour_for(case.kafka, intended=case.intended)
+            )
+        except (OracleError, UnknownVersionError) as error:
+            raise UsageError(
+                f"{args.file}: scenario {first.scenario!r} as Kafka {first.kafka}: {error}"
+            ) from error
+    out = streams.stdout
+    if first.about is not None:
+        out.write(f"{first.scenario}: {first.about.description}\n")
+    header = describe_case(first).replace(f" {first.variant} join", " join", 1)
+    out.write(f"{header}\nvariants {', '.join(columns)}\n\n")
+    out.write(render_trace(first.records, columns) + "\n\n")
+    code = EXIT_OK
+    for case in cases:
+        outputs = columns[case.variant]
+        if case.expected is None:
+            out.write(
+                f"{case.variant}: {len(outputs)} outputs (the file states none for Kafka {case.kafka})\n"
+            )
+            continue
+        verdict = check(
+            Emitted(case.expected.outputs, case.expected.causes_known),
+            Emitted(tuple(outputs), causes_known=True),
+            "exact",
+            timestamps=case.expected.timestamps,
+            names=("the file", "the oracle"),
+        )
+        if verdict.first is None:
+            out.write(f"{case.variant}: {len(outputs)} outputs, as the file states ({case.expected.label})\n")
+        else:
+            code = EXIT_DIFFERS
+            out.write(
+                f"{case.variant}: DIFFERS from the file ({case.expected.label}): {verdict.first.kind} at "
+                f"input #{verdict.first.at}: {verdict.first.detail}\n"
+            )
+    return code

@@ -1,0 +1,222 @@
+"""``kjoin run``: check a candidate against the oracle over the catalogue (the product's main job).
+
+    kjoin run --candidate NAME [--kafka VERSION] [--scenarios PATH ...] [--results FILE] [--report DIR]
+              [--spark-master URL] [--equivalence MODE] [--timeout SECONDS] [--show N]
+
+The candidate runs once per join kind over every claimed case of that kind (a few Spark jobs, never one per
+scenario); each finished case goes to the results journal at once, so an interrupted or crashed run keeps
+what it finished and says it is incomplete. Exit codes (``cli.common``): 0 every claimed case agrees, 1 a
+case differs, 2 input or usage errors (the valid cases still run), 3 the run could not complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import traceback
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.cli.common import (
+    EXIT_DIFFERS,
+    EXIT_INCOMPLETE,
+    EXIT_OK,
+    EXIT_USAGE,
+    Progress,
+    Streams,
+    UsageError,
+    seconds,
+    version_argument,
+    worst,
+)
+from kjoin.conformance.harness.batching import Stop
+from kjoin.conformance.harness.outcomes import EQUIVALENCES, CaseOutcome, HarnessRun
+from kjoin.conformance.harness.results import ResultsJournal, candidate_json, case_result, run_metadata
+from kjoin.conformance.harness.spark_session import resolve_master, start_session
+from kjoin.conformance.harness.text import render_outcome, render_summary
+from kjoin.conformance.protocol import CandidateLoadError, load_candidate
+from kjoin.oracle.records import JOIN_KINDS
+
+__all__ = ["add_command"]
+
+DEFAULT_TIMEOUT = 1800.0
+"""Seconds one candidate call may take before it is cancelled (sized for a busy 2-core machine)."""
+
+
+def add_command(commands: Any) -> None:
+    command = commands.add_parser(
+        "run",
+        help="check a candidate implementation against Kafka Streams semantics (runs Spark)",
+        description="Run a candidate over the scenario catalogue in a few Spark jobs (one candidate call per "
+        "join kind) and compare every claimed scenario with the oracle.",
+    )
+    command.add_argument(
+        "--candidate",
+        required=True,
+        metavar="NAME",
+        help="module:attr or a registered name (kjoin.candidates), e.g. spark-reference",
+    )
+    command.add_argument(
+        "--kafka", metavar="VERSION", type=version_argument, help="check every scenario as this Kafka version"
+    )
+    command.add_argument(
+        "--scenarios",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help=".toml or .jsonl files or folders (default: the bundled catalogue)",
+    )
+    command.add_argument(
+        "--results", type=Path, metavar="FILE", help="write the results (kjoin-results JSON)"
+    )
+    command.add_argument(
+        "--report",
+        type=Path,
+        metavar="DIR",
+        help="write the HTML report here (and the results to DIR/results.json unless --results)",
+    )
+    command.add_argument("--spark-master", metavar="URL", help="default: $KJOIN_SPARK_MASTER, else local[*]")
+    command.add_argument(
+        "--equivalence",
+        choices=EQUIVALENCES,
+        default="auto",
+        help="auto: exact if the candidate reports idx, else multiset",
+    )
+    command.add_argument(
+        "--timeout",
+        type=seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"cancel a candidate call after this long (default {DEFAULT_TIMEOUT:.0f})",
+    )
+    command.add_argument("--show", type=int, default=5, metavar="N", help="failing cases shown in full")
+    command.set_defaults(handler=_run)
+
+
+@contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """Turn SIGTERM into ``Stop`` while the run goes (SIGINT already raises KeyboardInterrupt)."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise Stop("terminated by SIGTERM")
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace, streams: Streams) -> int:
+    try:
+        candidate = load_candidate(args.candidate)
+    except CandidateLoadError as error:
+        raise UsageError(f"run: --candidate: {error}") from error
+    loaded = load_cases(args.scenarios, kafka=args.kafka)
+    for error in loaded.errors:
+        streams.stderr.write(f"kjoin: run: {error}\n")
+    if not loaded.cases:
+        streams.stderr.write("kjoin: run: no valid scenarios to run\n")
+        return EXIT_USAGE
+    results_path = args.results or (args.report / "results.json" if args.report else None)
+    master = resolve_master(args.spark_master)
+    scenarios = [str(p) for p in args.scenarios] if args.scenarios else ["(bundled catalogue)"]
+    metadata = run_metadata(
+        master=master,
+        kafka=args.kafka,
+        equivalence=args.equivalence,
+        scenarios=scenarios,
+        timeout_s=args.timeout,
+    )
+    journal = (
+        None if results_path is None else ResultsJournal(results_path, metadata, candidate_json(candidate))
+    )
+    harness = HarnessRun(
+        candidate,
+        lambda: start_session(master),
+        equivalence=args.equivalence,
+        timeout=args.timeout,
+        on_call=None if journal is None else journal.add_call,
+    )
+    outcomes: list[CaseOutcome] = []
+    stopped: str | None = None
+    document: dict[str, Any] | None = None
+    try:
+        with _stop_on_sigterm():
+            for outcome in _checked(harness, loaded.cases, streams):
+                outcomes.append(outcome)
+                if journal is not None:
+                    journal.add(case_result(outcome))
+    except KeyboardInterrupt:
+        stopped = "interrupted by SIGINT (Ctrl-C)"
+    except Stop as error:
+        stopped = str(error)
+    except Exception as error:  # the harness itself failed: keep what finished, say why, exit 3
+        stopped = f"the harness crashed: {type(error).__name__}: {error}"
+        streams.stderr.write(traceback.format_exc())
+    finally:
+        if journal is not None and not journal.finished:
+            document = journal.finish(complete=stopped is None, reason=stopped)
+    streams.stdout.write(_report(candidate.name, outcomes, harness, show=args.show))
+    if stopped is not None:
+        streams.stderr.write(
+            f"kjoin: run: {stopped}; {len(outcomes)} of {len(loaded.cases)} cases finished\n"
+        )
+    if document is not None:
+        streams.stdout.write(f"results written to {results_path}\n")
+        if args.report is not None:
+            from kjoin.reports import write_report
+
+            with Progress(streams.stderr, "report", len(document["cases"]), unit="cases") as progress:
+                index = write_report(document, args.report, progress=lambda done, _: progress.update(done))
+            streams.stdout.write(f"report written to {index}\n")
+    failing = any(outcome.status in ("fail", "unexpected-pass") for outcome in outcomes)
+    incomplete = stopped is not None or any(outcome.status == "error" for outcome in outcomes)
+    return worst(
+        EXIT_DIFFERS if failing else EXIT_OK,
+        EXIT_USAGE if loaded.errors else EXIT_OK,
+        EXIT_INCOMPLETE if incomplete else EXIT_OK,
+    )
+
+
+def _checked(harness: HarnessRun, cases: tuple[Case, ...], streams: Streams) -> Iterator[CaseOutcome]:
+    """Every case's outcome, join kind by join kind, with progress on stderr."""
+    harness.register(cases)
+    for join in JOIN_KINDS:
+        batch = [case for case in cases if case.join == join]
+        if not batch:
+            continue
+        with Progress(streams.stderr, f"{join}", len(batch)) as progress:
+            for case in batch:
+                yield harness.outcome(case)
+                progress.advance()
+
+
+def _report(name: str, outcomes: list[CaseOutcome], harness: HarnessRun, *, show: int) -> str:
+    lines = [f"candidate {name}", render_summary(outcomes) if outcomes else "no case finished", ""]
+    for batch in harness.batches:
+        jobs = "?" if batch.jobs is None else batch.jobs
+        lines.append(
+            f"{batch.join}: {batch.cases} cases in one candidate call ({jobs} Spark jobs, "
+            f"{batch.seconds:.1f} s){'' if batch.status == 'ok' else ': ' + batch.status}"
+        )
+    declared = Counter(
+        o.declared.reason for o in outcomes if o.status == "declared" and o.declared is not None
+    )
+    if declared:
+        lines += ["", "declared differences that showed up:"]
+        lines += [f"  {count} x {reason}" for reason, count in declared.items()]
+    failing = [outcome for outcome in outcomes if outcome.failing]
+    for outcome in failing[:show]:
+        lines += ["", render_outcome(outcome)]
+    if len(failing) > show:
+        lines += ["", f"... and {len(failing) - show} more failing cases (--show N, or --results FILE)"]
+    return "\n".join(lines) + "\n"

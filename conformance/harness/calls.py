@@ -1,0 +1,212 @@
+"""Guarded candidate calls: a timeout, captured output, isolation of failing scenarios, a live SparkSession.
+
+A candidate is code that may be broken. Each call:
+
+* runs in a worker thread under its own Spark job group; after ``timeout`` seconds the job group is
+  cancelled and every case of the call gets ``candidate-error: timeout`` (the run goes on; a call stuck in
+  pure Python cannot be killed and is left behind, its answer ignored);
+* has the candidate's prints (``sys.stdout``/``sys.stderr``) captured into its ``CallRecord``, never mixed
+  into kjoin's own output;
+* catches whatever the candidate raises, ``SystemExit`` included; when the whole call fails, the batch is
+  bisected (halves re-run) until the failure is pinned on the scenarios that cause it, so one bad scenario
+  does not fail its whole join kind;
+* gets a live SparkSession: one the candidate stopped (``spark.stop()``) is replaced by a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from kjoin.conformance.catalogue import Case
+from kjoin.conformance.checker import CandidateFailure
+from kjoin.conformance.harness.batching import Answer, CallFailed, Stop, run_batch
+from kjoin.conformance.protocol import Candidate
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["CallRecord", "CallStatus", "Caller", "SessionKeeper", "Stop"]
+
+CallStatus = Literal["ok", "error", "timeout"]
+CAPTURED_LIMIT = 64 * 1024
+"""Characters of a call's captured stdout/stderr kept (each)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One candidate call: which join kind, how many cases, how it ended, what the candidate printed."""
+
+    join: str
+    cases: int
+    status: CallStatus
+    message: str = ""
+    stdout: str = ""
+    stderr: str = ""
+    seconds: float = 0.0
+    jobs: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The results document's ``calls`` entry (no wall time: results stay reproducible)."""
+        return {
+            "join": self.join,
+            "cases": self.cases,
+            "status": self.status,
+            "message": self.message,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+        }
+
+
+@dataclass
+class SessionKeeper:
+    """The run's SparkSession: started on first use, started again if a candidate stopped it."""
+
+    factory: Callable[[], SparkSession]
+    restarts: int = 0
+    _spark: SparkSession | None = None
+
+    def get(self) -> SparkSession:
+        if self._spark is not None and not _alive(self._spark):
+            self._spark = None
+            self.restarts += 1
+        if self._spark is None:
+            self._spark = self.factory()
+        return self._spark
+
+
+def _alive(spark: SparkSession) -> bool:
+    try:
+        context = spark.sparkContext
+        return context._jsc is not None and not context._jsc.sc().isStopped()
+    except Exception:  # a broken py4j gateway means: not alive
+        return False
+
+
+class _Capture(io.TextIOBase):
+    """A write-only text stream that keeps what one thread writes (others pass through)."""
+
+    def __init__(self, owner: threading.Thread, passthrough: Any) -> None:
+        self.owner = owner
+        self.passthrough = passthrough
+        self.parts: list[str] = []
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if threading.current_thread() is not self.owner:
+            return self.passthrough.write(text)
+        if self.size < CAPTURED_LIMIT:
+            self.parts.append(text[: CAPTURED_LIMIT - self.size])
+            self.size += len(self.parts[-1])
+        return len(text)
+
+    def flush(self) -> None:
+        if threading.current_thread() is not self.owner:
+            self.passthrough.flush()
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+@dataclass
+class Caller:
+    """Guarded, isolating candidate calls (see the module docstring)."""
+
+    candidate: Candidate
+    session: SessionKeeper
+    timeout: float | None = None
+    records: list[CallRecord] = field(default_factory=list)
+    on_call: Callable[[dict[str, Any]], None] | None = None
+    _calls: int = 0
+
+    def answers(self, join: str, cases: Sequence[Case]) -> dict[str, Answer]:
+        """The candidate's answer for every case of ``cases`` (one join kind), isolating failures."""
+        if not cases:
+            return {}
+        found: dict[str, Answer] = {}
+        self._answer(join, list(cases), found)
+        return found
+
+    def _answer(self, join: str, cases: list[Case], found: dict[str, Answer]) -> None:
+        record, answers = self._call(join, cases)
+        if answers is not None:
+            found.update(answers)
+            return
+        failure = CandidateFailure(record.message, "")
+        if record.status == "error" and len(cases) > 1:
+            middle = len(cases) // 2
+            self._answer(join, cases[:middle], found)
+            self._answer(join, cases[middle:], found)
+            return
+        found.update(dict.fromkeys((case.id for case in cases), failure))
+
+    def _call(self, join: str, cases: list[Case]) -> tuple[CallRecord, dict[str, Answer] | None]:
+        from kjoin.conformance.harness.spark_session import jobs_started
+
+        spark = self.session.get()
+        self._calls += 1
+        group = f"kjoin-call-{self._calls}"
+        outcome: dict[str, Any] = {}
+
+        def work() -> None:
+            spark.sparkContext.setJobGroup(
+                group, f"kjoin: {self.candidate.name} on {len(cases)} {join} cases", interruptOnCancel=True
+            )
+            try:
+                outcome["answers"] = run_batch(spark, self.candidate, cases)
+            except CallFailed as failed:
+                outcome["failure"] = failed.failure
+            except BaseException as error:  # KeyboardInterrupt or Stop raised inside the worker thread
+                outcome["failure"] = CandidateFailure(
+                    f"{type(error).__name__}: {error}", traceback.format_exc()
+                )
+
+        worker = threading.Thread(target=work, name=group, daemon=True)
+        out, err = _Capture(worker, sys.stdout), _Capture(worker, sys.stderr)
+        jobs_before, started = jobs_started(spark), time.perf_counter()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # type: ignore[type-var]
+            worker.start()
+            try:
+                worker.join(self.timeout)
+            except BaseException:  # Ctrl-C or SIGTERM while the candidate runs: cancel its Spark jobs first
+                spark.sparkContext.cancelJobGroup(group)
+                raise
+        seconds = time.perf_counter() - started
+        if worker.is_alive():
+            spark.sparkContext.cancelJobGroup(group)
+            worker.join(10)
+            message = (
+                f"timeout: the candidate call did not finish within {self.timeout:g} s "
+                "(its Spark jobs were cancelled)"
+            )
+            record = CallRecord(join, len(cases), "timeout", message, out.text(), err.text(), seconds)
+            self._keep(record)
+            return record, None
+        jobs_after = jobs_started(spark) if _alive(spark) else None
+        jobs = None if jobs_before is None or jobs_after is None else jobs_after - jobs_before
+        failure: CandidateFailure | None = outcome.get("failure")
+        if failure is not None:
+            message = failure.message + (f"\n{failure.traceback}" if failure.traceback else "")
+            record = CallRecord(
+                join, len(cases), "error", message.strip(), out.text(), err.text(), seconds, jobs
+            )
+            self._keep(record)
+            return record, None
+        record = CallRecord(join, len(cases), "ok", "", out.text(), err.text(), seconds, jobs)
+        self._keep(record)
+        return record, outcome["answers"]
+
+    def _keep(self, record: CallRecord) -> None:
+        self.records.append(record)
+        if self.on_call is not None:
+            self.on_call(record.to_json())

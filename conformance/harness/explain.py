@@ -1,0 +1,227 @@
+"""Why Kafka emits what it emits where a candidate first differs: the oracle's state as readable tables,
+and one sentence naming what in that state decides the output.
+
+Computed once per failing case while the run's results are written (docs/results-format.md,
+``explanation``); the report and the command line only show it. Also the stream time after each input of a
+stream-stream case, which the report draws on its timeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kjoin.conformance.catalogue import Case
+from kjoin.conformance.checker import Divergence
+from kjoin.conformance.notation import show_output
+from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run_traced
+from kjoin.oracle.errors import OracleError
+from kjoin.oracle.records import Output
+
+__all__ = ["explain", "state_tables", "stream_times"]
+
+Table = dict[str, Any]
+
+
+def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], note: str = "") -> Table:
+    return {"title": title, "columns": list(columns), "rows": [list(row) for row in rows], "note": note}
+
+
+def _time(value: object) -> str:
+    return "none yet" if value is None or value == -1 else str(value)
+
+
+def state_tables(join: str, state: Mapping[str, Any]) -> list[Table]:
+    """The oracle's snapshot of one join (``JoinProcessor.snapshot``) as titled tables."""
+    if join == "stream-stream":
+        return _stream_stream_tables(state)
+    tables: list[Table] = []
+    if join == "stream-table":
+        tables.append(_table_contents("table (right side)", state["table"]))
+        buffer = state.get("buffer")
+        if buffer is not None:
+            rows = [[held["key"], held["value"], held["ts"]] for held in buffer["held"]]
+            note = f"buffer stream time {_time(buffer['stream_time'])}, grace {buffer['grace']} ms"
+            tables.append(
+                _table(
+                    "stream records held by the grace buffer (KIP-923)", ["key", "value", "ts"], rows, note
+                )
+            )
+        return tables
+    tables.append(_table_contents("left table", state["left"]))
+    tables.append(_table_contents("right table", state["right"]))
+    if join == "fk":
+        rows = [
+            [fk, pk, digest]
+            for fk, subscribers in state["subscriptions"].items()
+            for pk, digest in subscribers
+        ]
+        tables.append(
+            _table(
+                "subscriptions (foreign key -> left key, value hash)",
+                ["foreign key", "left key", "hash"],
+                rows,
+            )
+        )
+    return tables
+
+
+def _stream_stream_tables(state: Mapping[str, Any]) -> list[Table]:
+    tables: list[Table] = []
+    for side in ("left", "right"):
+        store = state.get(f"{side}_store")
+        if store is None:
+            tables.append(
+                _table(
+                    f"{side} window store",
+                    ["key", "ts", "value"],
+                    [],
+                    "none: this join never stores that side",
+                )
+            )
+            continue
+        note = f"observed stream time {_time(store['observed_time'])}"
+        tables.append(_table(f"{side} window store", ["key", "ts", "value"], store["records"], note))
+    outer = state.get("outer")
+    if outer is not None:
+        rows = [[side, key, value, ts] for ts, side, key, value in outer["held"]]
+        note = f"join stream time {_time(outer['stream_time'])}, minTime {_time(outer['min_time'])}"
+        tables.append(
+            _table("held non-joined records (outer store)", ["side", "key", "value", "ts"], rows, note)
+        )
+    return tables
+
+
+def _table_contents(title: str, table: Mapping[str, Any]) -> Table:
+    """A plain table (``{key: {value, ts}}``) or a versioned one (latest value and history per key)."""
+    if "keys" not in table:
+        rows = [[key, row["value"], row["ts"]] for key, row in table.items()]
+        return _table(title, ["key", "value", "ts"], rows)
+    rows = []
+    for key, entry in table["keys"].items():
+        latest = entry["latest"]
+        if latest is not None:
+            rows.append([key, latest["value"], latest["ts"], "latest"])
+        history = entry["history"] or {}
+        for version in history.get("versions", []):
+            rows.append([key, version["value"], version["from"], f"until {version['to']}"])
+    note = (
+        f"versioned, history {table['history_ms']} ms, observed stream time "
+        f"{_time(table['observed_stream_time'])}"
+    )
+    return _table(title, ["key", "value", "valid from", "valid to"], rows, note)
+
+
+def stream_times(case: Case) -> list[int | None] | None:
+    """The stream-stream join's stream time after each input (``None`` before any record counts), or
+    ``None`` for other joins or when the oracle cannot run the case."""
+    if case.join != "stream-stream":
+        return None
+    try:
+        steps = run_traced(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
+    except (OracleError, UnknownVersionError):
+        return None
+    times: list[int | None] = []
+    for _, state in steps:
+        outer = state.get("outer")
+        if isinstance(outer, Mapping):
+            value = outer["stream_time"]
+        else:
+            observed = [
+                store["observed_time"] for store in (state["left_store"], state["right_store"]) if store
+            ]
+            value = max(observed, default=-1)
+        times.append(None if value == -1 else value)
+    return times
+
+
+def explain(case: Case, first: Divergence) -> dict[str, Any] | None:
+    """The oracle's state before and after the input where ``first`` shows, what Kafka emitted there, and
+    why (docs/results-format.md ``explanation``); ``None`` when the input is unknown."""
+    at = first.at
+    if at is None or not 0 <= at < len(case.records):
+        return None
+    try:
+        behaviour = behaviour_for(case.kafka, intended=case.intended)
+        steps = run_traced(case.spec, case.records[: at + 1], behaviour)
+    except (OracleError, UnknownVersionError):
+        return None
+    before = state_tables(case.join, steps[at - 1][1]) if at > 0 else []
+    emitted, after_state = steps[at]
+    return {
+        "at": at,
+        "why": _why(case, behaviour, first, after_state, emitted),
+        "before": before,
+        "after": state_tables(case.join, after_state),
+        "emitted": emitted,
+    }
+
+
+def _why(
+    case: Case, behaviour: Behaviour, first: Divergence, state: Mapping[str, Any], emitted: list[Output]
+) -> str:
+    """One sentence: what in Kafka's state decides the output the first divergence is about."""
+    record = case.records[first.at or 0]
+    subject = first.expected or first.actual
+    if subject is None:
+        return ""
+    kafka_emits = first.expected is not None
+    if case.join == "stream-stream":
+        return _why_stream_stream(case, behaviour, first, state, subject, kafka_emits)
+    shown = show_output(subject)
+    if kafka_emits:
+        return (
+            f"Kafka emits {shown} while processing {record.side} "
+            f"{record.key}@{record.ts}, from the tables shown."
+        )
+    return (
+        f"Kafka does not emit {shown} here: with the tables shown, the update "
+        f"{record.side} {record.key}@{record.ts} gives no such result."
+    )
+
+
+def _why_stream_stream(
+    case: Case,
+    behaviour: Behaviour,
+    first: Divergence,
+    state: Mapping[str, Any],
+    subject: Output,
+    kafka_emits: bool,
+) -> str:
+    window = case.spec.window
+    assert window is not None
+    shown = show_output(subject)
+    value = subject.value
+    if value is not None and value[0] is not None and value[1] is not None:
+        relation = "joins" if kafka_emits else "does not join"
+        return (
+            f"Kafka {relation} these records: a right record joins a left record at t when it lies in "
+            f"[t - {window.before}, t + {window.after}] and both are still in the window stores shown."
+        )
+    outer = state.get("outer")
+    if outer is None:
+        if kafka_emits:
+            return (
+                f"Kafka emits {shown} at once: the record found no partner in the other "
+                f"window store (eager left/outer results)."
+            )
+        return (
+            f"Kafka does not emit {shown}: the record found a partner, or this join variant never emits it."
+        )
+    own = subject.ts
+    bound = window.after if value is not None and value[0] is not None else window.before
+    close = own + bound + (window.grace or 0)
+    stream_time = outer["stream_time"]
+    held = any(row[0] == own and row[2] == subject.key for row in outer["held"])
+    if kafka_emits:
+        return (
+            f"Kafka emits {shown} once stream time passes {own} + {bound} + "
+            f"{window.grace} = {close}: stream time is now {stream_time}."
+        )
+    if held:
+        return (
+            f"Kafka still holds {shown}: it closes when stream time passes {close}; "
+            f"stream time is {stream_time}."
+        )
+    return f"Kafka does not emit {shown} here: the record joined within its window, or was emitted earlier."

@@ -50,9 +50,23 @@ def main(
     except KeyboardInterrupt:
         streams.stderr.write("kjoin: interrupted\n")
         return EXIT_INCOMPLETE
+    except BrokenPipeError:  # the reader went away (``kjoin check | head``): stop writing, quietly
+        _silence_stdout()
+        return EXIT_OK
     except Exception:  # the command line's boundary: a crash is "could not complete", with its cause
         streams.stderr.write("kjoin: internal error (please report it):\n" + traceback.format_exc())
         return EXIT_INCOMPLETE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's final flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # not a real file descriptor (a test's stream): nothing to silence
+        pass
 
 
 def _build_parser() -> Parser:

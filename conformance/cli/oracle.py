@@ -120,8 +120,8 @@ def _chosen(args: argparse.Namespace) -> list[Case]:
     if not cases:
         known = ", ".join(sorted({case.scenario for case in loaded.cases})[:10])
         raise UsageError(f"{args.file}: no scenario with id {scenario!r} (the file has: {known})")
-    intended = args.intended or any(case.intended for case in cases if args.kafka is None)
-    kafka = args.kafka or next(case.kafka for case in cases if case.intended == intended)
+    intended = args.intended or (cases[0].intended if args.kafka is None else False)
+    kafka = args.kafka or next((case.kafka for case in cases if case.intended == intended), cases[0].kafka)
     chosen: dict[str, Case] = {}
     for case in cases:
         if args.variant and case.variant not in args.variant:

@@ -1,0 +1,51 @@
+"""The oracle emits what every scenario file states Kafka emits: golden traces from real Kafka Streams, Kafka's
+own join tests, the seed tables (errata record where the source table is wrong), the edge cases and the saved
+regressions. One item per case (``<scenario>[<variant>-<kafka>]``, STYLE.md rule 14), compared by the
+project's checker at the exact level; a failure prints the trace with both columns and the first divergence.
+
+Golden traces of 3.7+ foreign-key left joins marked ``known_bug: KAFKA-16394`` are matched too: the oracle is
+bug-compatible by default (``fk_left_join_repeats_results``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.cli.check import check_case
+from kjoin.conformance.harness.text import describe_case, render_trace
+from kjoin.oracle import behaviour_for, run
+
+CASES = [case for case in load_cases().cases if case.expected is not None]
+
+
+def _trace(case: Case) -> str:
+    assert case.expected is not None
+    outputs = run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
+    columns = {"the oracle": outputs}
+    if case.expected.causes_known:
+        columns = {"the file": list(case.expected.outputs), **columns}
+    return render_trace(case.records, columns)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_oracle_emits_what_the_scenario_file_states(case: Case) -> None:
+    problem = check_case(case)
+    assert problem is None, f"{case.where}: {describe_case(case)}\n{problem}\n{_trace(case)}"
+
+
+def test_catalogue_states_expectations_for_every_source() -> None:
+    sources = {case.source.split("/")[1] for case in CASES}
+    assert {
+        "golden",
+        "kafka_tests",
+        "regressions",
+        "stream_stream",
+        "stream_table",
+        "table_table",
+        "foreign_key",
+    } <= sources
+    kafka_tests = {case.scenario for case in CASES if case.source.startswith("scenarios/kafka_tests/")}
+    assert len(kafka_tests) == 62
+    golden = [case for case in CASES if case.source.startswith("scenarios/golden/")]
+    assert len(golden) == 2431

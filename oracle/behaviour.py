@@ -30,116 +30,117 @@ class Behaviour:
     null_stream_values_are_joined: bool
     """0.10.0/0.10.1: a stream record with a null value still probes the other side and is joined
     (``joiner(null, other)``; left/outer with no match gives ``joiner(null, null)``); it is never stored.
-    KIP-77 (0.10.2) drops null-value stream records. SEMANTICS.md §1.4, §2."""
+    KIP-77 (0.10.2) drops null-value stream records. spec SS-11, ST-4."""
 
     null_key_fails_left_stream_join: bool
     """0.10.0 only: ``KStream#leftJoin(KStream)`` wires the left stream straight to the join processor,
-    which throws ``StreamsException`` on a null key. SEMANTICS.md §1.4."""
+    which throws ``StreamsException`` on a null key. spec SS-10."""
 
     left_joins_forward_null_keys: bool
     """KIP-962 (3.7, KAFKA-12317/KAFKA-14748): a null-key record with a non-null value on the preserved
     side of a left/outer stream-stream join, or on the stream of a left stream-table join, is forwarded
     at once as ``joiner(v, null)`` / ``joiner(null, v)`` with key null and its own ts. Before 3.7 null keys
-    are dropped. SEMANTICS.md §1.4, §2."""
+    are dropped. spec SS-10, ST-4."""
 
     null_records_advance_stream_time: bool
     """3.7+: the stream-stream join advances its shared stream time before the null-key/null-value
-    checks, so dropped records still move stream time (side effect of KIP-962). SEMANTICS.md §1.7 step 1."""
+    checks, so dropped records still move stream time (side effect of KIP-962). spec SS-17."""
 
     # --- stream-stream ----------------------------------------------------------------------------
     left_join_is_symmetric: bool
     """KIP-77 (0.10.2, KAFKA-4001): both sides of a left stream-stream join probe the other side.
-    Before, only left records probe; right records are only stored. SEMANTICS.md §1.5."""
+    Before, only left records probe; right records are only stored. spec SS-12."""
 
     stream_join_ts_is_max_of_inputs: bool
     """2.3 (KAFKA-6455): a joined stream-stream result carries ``max(left ts, right ts)``; before, the
-    triggering record's ts. Non-joined results always carry their own record's ts. SEMANTICS.md §1.3."""
+    triggering record's ts. Non-joined results always carry their own record's ts. spec SS-4, SS-5."""
 
     join_windows_have_grace: bool
     """2.1 (KIP-328): ``JoinWindows#grace`` exists and the window stores retain ``before + after + grace``;
     before 2.1 they retain ``max(1 day, before + after)`` and no grace can be given.
-    SEMANTICS.md §1.2, §1.8."""
+    spec SS-6, SS-15."""
 
     has_spurious_free_outer_joins: bool
     """3.1 (KAFKA-10847/KAFKA-12909): ``JoinWindows.ofTimeDifferenceAndGrace`` exists and makes left/outer
     stream-stream joins hold non-joined records until the window plus grace closes ("spurious-free").
     3.0 ships the code disabled and has no such API: a given grace means ``of(d).grace(g)``, eager.
-    Includes the asymmetric look-back fix of the 3.1 branch head (KAFKA-13721). SEMANTICS.md §1.7."""
+    Includes the asymmetric look-back fix of the 3.1 branch head (KAFKA-13721). spec SS-14, SS-23."""
 
     outer_join_closes_each_side_by_its_own_bound: bool
     """3.8 (KAFKA-15417): a held left record closes when stream time > ts + after + grace and a held
     right record when stream time > ts + before + grace; 3.1-3.7 close every held record with the
-    triggering processor's bound and stop at the first open one. SEMANTICS.md §1.7."""
+    triggering processor's bound and stop at the first open one. spec SS-22, SS-23."""
 
     outer_join_min_time_is_last_visited: bool
-    """BUG, 3.8+ (SEMANTICS.md §1.7 "stale minTime", golden README): after an emission pass the processor
+    """BUG, 3.8+ (spec SS-24, SS-25, golden README): after an emission pass the processor
     keeps the ts of the last held record it visited, not the earliest still waiting, so closed records
     can wait for later trigger records. Intended: the earliest record still held."""
 
     rocksdb_window_expiry_is_exact: bool
     """3.4 (KAFKA-12960 follow-up): RocksDB window stores filter expired records exactly; before, they
     expire whole segments (segment interval ``max(retention / 2, 60 s)``). In-memory stores are always
-    exact. SEMANTICS.md §1.2."""
+    exact. spec SS-7, SS-8."""
 
     rocksdb_segments_expire_by_retention: bool
     """2.1 (KAFKA-7072): a RocksDB window store keeps the segments from ``(observed - retention) / interval``
     on; before, it keeps a fixed three segments (the newest and the two before it). The two differ only when
-    the retention is odd (``before + after`` odd and over a day). SEMANTICS.md §1.2."""
+    the retention is odd (``before + after`` odd and over a day). spec SS-8."""
 
     rocksdb_join_stores_skip_null_values: bool
     """2.5.1/2.6 (KAFKA-9921): a RocksDB join window store (retained duplicates) ignores a null-value put
     entirely; before, the put (a no-op delete) still advanced the store's observed time and rolled its
-    segments, like the in-memory store always does. SEMANTICS.md §1.1, §1.2."""
+    segments, like the in-memory store always does. spec SS-9."""
 
     stream_joins_can_use_in_memory_stores: bool
     """2.4 (KIP-479, KAFKA-8558 ``StreamJoined``): a stream-stream join can be given in-memory window
-    stores; before, its stores are always RocksDB. SEMANTICS.md §1.2."""
+    stores; before, its stores are always RocksDB. spec SS-9."""
 
     legacy_join_grace_is_set_by_of: bool
     """3.0 (KIP-633, KAFKA-13021): with no grace given, ``JoinWindows.of(before)`` fixes the grace at
     ``max(24 h - 2 * before, 0)`` and ``.after()`` keeps it; 2.1-2.8 derive it as ``max(1 day, before + after)
-    - (before + after)``, so asymmetric windows retain a different span. SEMANTICS.md §1.8."""
+    - (before + after)``, so asymmetric windows retain a different span. spec SS-15."""
 
     # --- stream-table -----------------------------------------------------------------------------
     has_stream_table_inner_join: bool
     """KIP-77 (0.10.2): ``KStream#join(KTable)`` exists; 0.10.0/0.10.1 only have the left join.
-    SEMANTICS.md §2."""
+    spec ST-3."""
 
     has_stream_table_grace: bool
     """KIP-923 (3.6): ``Joined#withGracePeriod`` buffers stream records by time before the lookup;
-    requires a versioned table. SEMANTICS.md §2."""
+    requires a versioned table. spec ST-7, ST-8."""
 
     # --- table-table ------------------------------------------------------------------------------
     table_joins_forward_every_update: bool
     """0.10.0/0.10.1: every table update forwards a result, a tombstone when there is nothing to join.
-    KIP-77 (0.10.2) forwards only when needed. SEMANTICS.md §3."""
+    KIP-77 (0.10.2) forwards only when needed. spec TT-3."""
 
     null_key_fails_table_join: bool
     """0.10.0/0.10.1: a null-key update reaching a KTable-KTable join processor throws ``StreamsException``
-    (Kafka fails on the input). From KIP-77 (0.10.2) null keys are skipped. SEMANTICS.md §3."""
+    (Kafka fails on the input). From KIP-77 (0.10.2) null keys are skipped. spec TT-9."""
 
     table_join_ts_is_max_of_inputs: bool
     """2.3 (KIP-258 timestamped stores): a table-table result carries ``max(record ts, other side's
-    stored ts)`` when the other side exists; before, the triggering record's ts. SEMANTICS.md §3."""
+    stored ts)`` when the other side exists; before, the triggering record's ts. spec TT-8."""
 
     # --- versioned stores -------------------------------------------------------------------------
     has_versioned_stores: bool
     """KIP-889/KIP-914 (3.5): tables can be materialized in versioned stores; joins then use timestamped
     lookups (stream-table) and drop out-of-order updates of a versioned side (table-table, FK).
-    SEMANTICS.md §2, §3, §3a, §4."""
+    spec VS-1, ST-6, TT-10, FK-11."""
 
     # --- foreign-key ------------------------------------------------------------------------------
     has_foreign_key_join: bool
-    """KIP-213 (2.4): ``KTable#join/leftJoin(KTable, foreignKeyExtractor, joiner)``. SEMANTICS.md §4."""
+    """KIP-213 (2.4): ``KTable#join/leftJoin(KTable, foreignKeyExtractor, joiner)``. spec FK-1."""
 
     fk_left_join_keeps_null_foreign_keys: bool
     """KIP-962 (3.7): a left FK join emits ``joiner(left, null)`` for a left row whose foreign key is null
-    (and retracts its old subscription); before, such rows are skipped. SEMANTICS.md §4."""
+    (and retracts its old subscription); before, such rows are skipped. spec FK-5."""
 
     fk_left_join_repeats_results: bool
     """BUG KAFKA-16394, 3.7+: a left FK join sends ``DELETE_KEY_AND_PROPAGATE`` for the old foreign key on
     every change, so a foreign-key change emits an extra ``[left, null]`` before the new result and a
-    left delete emits its tombstone twice. Intended: one result per change. SEMANTICS.md §4, golden README."""
+    left delete emits its tombstone twice. Intended: one result per change. spec FK-5, FK-12,
+    golden README."""
 
 
 BUG_FLAGS: frozenset[str] = frozenset({"outer_join_min_time_is_last_visited", "fk_left_join_repeats_results"})

@@ -1,6 +1,6 @@
 """Foreign-key table-table join (KIP-213, 2.4+): subscriptions, responses and the hash check.
 
-The oracle walks Kafka's FK-join message flow (SEMANTICS.md §4, seed 003 "Workflow"), one input record at a
+The oracle walks Kafka's FK-join message flow (spec FK-1, seed 003 "Workflow"), one input record at a
 time, the way ``TopologyTestDriver`` drains every internal topic before the next input record:
 
 1. a left (LHS) update ``Change(new, old)`` becomes subscription instructions for foreign keys
@@ -42,7 +42,7 @@ __all__ = ["ForeignKeyJoin", "Instruction"]
 
 
 class Instruction(Enum):
-    """What a subscription message asks the right side to do (SEMANTICS.md §4, seed 003)."""
+    """What a subscription message asks the right side to do (spec FK-6, seed 003)."""
 
     DELETE_KEY_NO_PROPAGATE = "delete-key-no-propagate"
     """Remove the subscription; answer nothing."""
@@ -69,7 +69,7 @@ _Hash = Value
 
 
 def _key_bytes(key: Key) -> bytes:
-    """The serialized form of a primary key, which orders the subscription prefix scan (SEMANTICS.md §4).
+    """The serialized form of a primary key, which orders the subscription prefix scan (spec FK-8).
 
     Strings serialize as UTF-8 (``StringSerializer``); integers as 4-byte big-endian two's complement
     (``IntegerSerializer``), or 8 bytes (``LongSerializer``) when they do not fit in 32 bits.
@@ -86,7 +86,7 @@ class ForeignKeyJoin:
     """KIP-213 foreign-key join of a left table with a right table keyed by the left value's foreign key.
 
     ``process`` returns the outputs of one input record in Kafka's emission order; ``snapshot`` shows both
-    tables and the subscription store (SEMANTICS.md §4).
+    tables and the subscription store (spec FK-1).
     """
 
     def __init__(self, spec: JoinSpec, behaviour: Behaviour) -> None:
@@ -116,7 +116,7 @@ class ForeignKeyJoin:
     def process(self, index: int, record: Record) -> list[Output]:
         """Pipe input record ``index`` through the join and return what it emits, in order.
 
-        Null keys are dropped by both ``KTableSource``s before the join sees them (SEMANTICS.md §3, §4).
+        Null keys are dropped by both ``KTableSource``s before the join sees them (spec FK-3).
         """
         if record.key is None:
             return []
@@ -140,7 +140,7 @@ class ForeignKeyJoin:
     def _process_left_update(self, index: int, record: Record) -> list[Output]:
         """Store the left update and send its subscription messages; out-of-order updates of a versioned
         left table are dropped by the send processor, and updates too old for its history are not even
-        forwarded (SEMANTICS.md §3a, §4)."""
+        forwarded (spec FK-11, VS-3)."""
         change = self._left.update(record.key, record.value, record.ts)
         if change is None:
             return []
@@ -161,8 +161,8 @@ class ForeignKeyJoin:
         return foreign_key_of(value, self._extractor)
 
     def _default_join_instructions(self, old: Value, new: Value) -> list[_Message]:
-        """Messages for one left change, 2.4-3.6 inner and left joins and 3.7+ inner joins (SEMANTICS.md §4
-        table ``defaultJoinInstructions``; seed 003 "Tombstones & Foreign Key Changes").
+        """Messages for one left change, 2.4-3.6 inner and left joins and 3.7+ inner joins (spec FK-4;
+        seed 003 "Tombstones & Foreign Key Changes").
 
         A null foreign key in the old or the new value skips the whole update: nothing is sent, the old
         subscription and the old result stay.
@@ -187,7 +187,7 @@ class ForeignKeyJoin:
         return [(new_fk, _PROPAGATE_NULL_IF if self._is_left_join else _PROPAGATE_ONLY_IF)]
 
     def _left_join_instructions(self, old: Value, new: Value) -> list[_Message]:
-        """Messages for one left change, 3.7+ left joins (KIP-962; SEMANTICS.md §4 ``leftJoinInstructions``).
+        """Messages for one left change, 3.7+ left joins (KIP-962; spec FK-5).
 
         A null foreign key subscribes to nothing and is answered with a null right value (``L - null``).
         When the foreign key changes (or the row is deleted), Kafka retracts the old subscription with
@@ -217,7 +217,7 @@ class ForeignKeyJoin:
         self, pk: Key, fk: str | None, instruction: Instruction, hash_: _Hash, ts: int
     ) -> tuple[_Hash, Value, int] | None:
         """Apply one subscription message to the store keyed ``(fk, pk)`` and look up the right value;
-        return the response ``(hash, right value, ts)`` or None (SEMANTICS.md §4).
+        return the response ``(hash, right value, ts)`` or None (spec FK-6).
 
         The response carries ``max(left ts, right ts)`` when the right value exists, else the left ts.
         A null-FK subscription (3.7+ left joins) is not stored and is answered with a null right value.
@@ -272,8 +272,9 @@ class ForeignKeyJoin:
 
     def _fan_out_right_update(self, index: int, record: Record) -> list[Output]:
         """Store the right update and answer every current subscriber of its key with the new right value,
-        at the right record's ts (SEMANTICS.md §4). Out-of-order updates of a versioned right table are
-        dropped, and updates too old for its history are not forwarded (§3a). Unchanged values still emit."""
+        at the right record's ts (spec FK-8). Out-of-order updates of a versioned right table are
+        dropped, and updates too old for its history are not forwarded (spec FK-11, VS-3). Unchanged values
+        still emit."""
         # Extracted foreign keys are text, so an integer right key is matched by its decimal text.
         fk = record.key if isinstance(record.key, str) else str(record.key)
         change = self._right.update(fk, record.value, record.ts)
@@ -304,7 +305,7 @@ class ForeignKeyJoin:
     ) -> Output | None:
         """Turn a response into an output: drop it if its hash is not the current left value's (stale),
         emit a tombstone if the right value is null and the join is inner or the left row is gone, else
-        ``joiner(current left, right)`` (SEMANTICS.md §4; seed 003 steps 6-8)."""
+        ``joiner(current left, right)`` (spec FK-7; seed 003 steps 6-8)."""
         current = self._left.get(pk)
         current_value = None if current is None else current[0]
         if hash_ != current_value:

@@ -1,6 +1,6 @@
 """Held non-joined records of a spurious-free left/outer stream-stream join, and the emission pass.
 
-3.1+ with ``JoinWindows.ofTimeDifference*`` (SEMANTICS.md §1.7): a left/outer record that finds no partner
+3.1+ with ``JoinWindows.ofTimeDifference*`` (spec SS-14, SS-16): a left/outer record that finds no partner
 is not emitted at once but *held* in the join's outer store until its window plus grace has closed; a
 later partner deletes it. Both join processors share this store and one clock (``streamTime``,
 ``minTime``). Every in-order record (``ts == streamTime``) runs an *emission pass* before its own join
@@ -87,7 +87,7 @@ class HeldRecords:
 
     def release(self, side: int, key: Key, partner_times: list[int]) -> None:
         """Each join match deletes the whole list under ``(partner ts, side, key)`` if there is one
-        (``putIfAbsent(key, null)`` on the list store, SEMANTICS.md §1.7 step 4)."""
+        (``putIfAbsent(key, null)`` on the list store, spec SS-19)."""
         at = self.at
         for ts in partner_times:
             slot = 2 * ts + side
@@ -109,7 +109,7 @@ class HeldRecords:
     def emit_first(self, right_count: int, left_count: int, cause: int, outputs: list[Output]) -> None:
         """Emit and delete the records at the first ``right_count`` right and ``left_count`` left slots, in
         store order: each held value as ``joiner(v, null)`` / ``joiner(null, v)`` with its own ts
-        (SEMANTICS.md §1.3), the values of one key in insertion order."""
+        (spec SS-5), the values of one key in insertion order."""
         right, left = self.slots
         emitted = right[:right_count] + left[:left_count]
         emitted.sort()  # a merge of two sorted runs
@@ -164,7 +164,7 @@ class HeldRecords:
 
 
 class OuterJoinBuffer:
-    """State shared by both processors of a spurious-free left/outer join (SEMANTICS.md §1.7).
+    """State shared by both processors of a spurious-free left/outer join (spec SS-16, SS-17).
 
     ``stream_time`` is the largest ts seen by either processor (``-1`` before any). ``min_time`` is Kafka's
     ``TimeTracker#minTime``; ``None`` stands for ``Long.MAX_VALUE``, its value only when the last pass found
@@ -183,7 +183,7 @@ class OuterJoinBuffer:
         self.stream_time = -1
         self.min_time: int | None = None
         self.emit_closed: Callable[[bool, int, list[Output]], None]
-        """The emission pass an in-order record runs before its own join results (SEMANTICS.md §1.7),
+        """The emission pass an in-order record runs before its own join results (spec SS-18),
         ``emit_closed(left_processor, cause, outputs)``: this era's variant, chosen once from the flags.
         ``left_processor`` says which processor runs it; its ``joinAfter`` (``after`` for the left one,
         ``before`` for the right one) enters the early return and, before 3.8, the close condition."""
@@ -195,7 +195,7 @@ class OuterJoinBuffer:
             self.emit_closed = self._emit_closed_at_first_closing_record
 
     def hold(self, ts: int, side: int, key: Key, value: Value) -> None:
-        """Hold a non-joined record and lower ``minTime`` to its ts (SEMANTICS.md §1.7 step 5)."""
+        """Hold a non-joined record and lower ``minTime`` to its ts (spec SS-20)."""
         self.held.hold(ts, side, key, value)
         if self.min_time is None or ts < self.min_time:
             self.min_time = ts

@@ -91,10 +91,10 @@ the NamedTuple constructor's Python-level ``__new__`` (about 40% cheaper; the jo
 @dataclass(frozen=True, slots=True)
 class Window:
     """Join window around a left record: a right record at ``u`` joins a left record at ``t`` iff
-    ``t - before <= u <= t + after`` (both ends inclusive, SEMANTICS.md §1.2).
+    ``t - before <= u <= t + after`` (both ends inclusive, spec SS-2).
 
     ``grace is None`` means the legacy ``JoinWindows.of(before)`` API with no grace given: eager
-    ("spurious") left/outer results and the legacy default grace (SEMANTICS.md §1.8). A grace with
+    ("spurious") left/outer results and the legacy default grace (spec SS-13, SS-15). A grace with
     ``legacy=True`` is the deprecated ``JoinWindows.of(before).grace(grace)``: that grace sets the stores'
     retention, but left/outer results stay eager on every version. A grace with ``legacy=False`` is
     ``ofTimeDifferenceAndGrace`` (3.1+; earlier versions only have the legacy form). For a stream-table

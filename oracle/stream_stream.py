@@ -1,21 +1,23 @@
-"""KStream-KStream windowed join (inner, left, outer) in every era: SEMANTICS.md §1.
+"""KStream-KStream windowed join (inner, left, outer) in every era: spec SS-1.
 
-Topology (§1.1): each side's records go through ``KStreamJoinWindow`` (forward to that side's join
+Topology (spec SS-1): each side's records go through ``KStreamJoinWindow`` (forward to that side's join
 processor, then put into the side's own window store) and the join processor probes the *other* side's
 store. The left processor looks ``before`` back and ``after`` ahead; the right one the reverse. Values
 always reach the joiner as ``(left, right)``.
 
 Eras, each read from a ``Behaviour`` flag where it matters:
 
-* 0.10.0/0.10.1 (§1.5): a left join is one-sided (right records are only stored); null values are joined.
-* KIP-77, 0.10.2-3.0 and, on any later version, the legacy ``JoinWindows.of`` API (``grace=None``) (§1.6):
-  a left/outer record with no partner is emitted at once, "spurious" results included.
-* 3.1+ with ``ofTimeDifference*`` (a grace given) (§1.7): non-joined records are held in the outer
-  store (``oracle.outer_store``) until their window plus grace closes, then emitted by the next in-order
+* 0.10.0/0.10.1 (spec SS-11, SS-12): a left join is one-sided (right records are only stored); null values
+  are joined.
+* KIP-77, 0.10.2-3.0 and, on any later version, the legacy ``JoinWindows.of`` API (``grace=None``)
+  (spec SS-13): a left/outer record with no partner is emitted at once, "spurious" results included.
+* 3.1+ with ``ofTimeDifference*`` (a grace given) (spec SS-14, SS-20): non-joined records are held in the
+  outer store (``oracle.outer_store``) until their window plus grace closes, then emitted by the next in-order
   record before its own results. A record whose window already ended (``ts + joinAfter < streamTime``)
   is emitted at once: that test ignores grace.
 
-Window stores, retention and expiry per store kind live in ``oracle.window_store`` (§1.2, §1.8).
+Window stores, retention and expiry per store kind live in ``oracle.window_store`` (spec SS-6, SS-7, SS-8,
+SS-9).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class _Processor:
 
 
 class StreamStreamJoin:
-    """``left.join|leftJoin|outerJoin(right, joiner, windows)`` as one state machine (SEMANTICS.md §1)."""
+    """``left.join|leftJoin|outerJoin(right, joiner, windows)`` as one state machine (spec SS-1)."""
 
     def __init__(self, spec: JoinSpec, behaviour: Behaviour) -> None:
         window = spec.window
@@ -99,14 +101,14 @@ class StreamStreamJoin:
         self._ts_is_max = behaviour.stream_join_ts_is_max_of_inputs
 
     def process(self, index: int, record: Record) -> list[Output]:
-        """One input record through ``KStreamJoinWindow`` and its side's join processor (SEMANTICS.md §1.7
-        steps 1-5; earlier eras skip the steps they lack).
+        """One input record through ``KStreamJoinWindow`` and its side's join processor (spec SS-18,
+        its steps 1-4; earlier eras skip the steps they lack).
 
         The probe of the other store runs inline (the hot path): over ``[max(0, ts - joinBefore),
-        max(0, ts + joinAfter)]``, both ends inclusive (§1.2), one joined result per partner in (ts,
-        insertion) order, with ts ``max(ts, partner ts)`` from 2.3 and the record's ts before (§1.3); each
-        match deletes the partner's held entry (§1.7 step 4). With no partner an outer processor emits
-        ``joiner(v, null)`` at once or holds it (§1.6, §1.7 step 5)."""
+        max(0, ts + joinAfter)]``, both ends inclusive (spec SS-2), one joined result per partner in (ts,
+        insertion) order, with ts ``max(ts, partner ts)`` from 2.3 and the record's ts before (spec SS-4);
+        each match deletes the partner's held entry (spec SS-19). With no partner an outer processor emits
+        ``joiner(v, null)`` at once or holds it (spec SS-13, SS-20)."""
         processor = self._left if record.side == "left" else self._right
         key, value, ts = record.key, record.value, record.ts
         if key is None or (value is None and not self._null_values_joined):
@@ -147,8 +149,8 @@ class StreamStreamJoin:
     def _null_record(
         self, processor: _Processor, key: Key, value: Value, ts: int, index: int
     ) -> list[Output]:
-        """A record with a null key, or a null value the era does not join (SEMANTICS.md §1.4). From 3.7 it
-        still advances the shared stream time (§1.7 step 1 comes before the null checks), but it never runs
+        """A record with a null key, or a null value the era does not join (spec SS-10, SS-11). From 3.7 it
+        still advances the shared stream time (spec SS-17: it moves before the null checks), but it never runs
         an emission pass itself."""
         buffer = self._buffer
         if buffer is not None and self._time_before_null_checks and ts > buffer.stream_time:
@@ -158,13 +160,13 @@ class StreamStreamJoin:
         return self._drop_null_value(processor, key, ts)
 
     def _null_key_record(self, processor: _Processor, value: Value, ts: int, index: int) -> list[Output]:
-        """A null-key record is never stored (SEMANTICS.md §1.4). 0.10.0's left join fails on a left one;
+        """A null-key record is never stored (spec SS-10). 0.10.0's left join fails on a left one;
         3.7+ (KIP-962) forwards it from an outer processor as ``joiner(v, null)`` / ``joiner(null, v)``
         with key null and its own ts; otherwise it is dropped."""
         if self._null_key_fails and processor.is_left:
             raise UnsupportedJoinError(
                 "Kafka 0.10.0's KStream#leftJoin(KStream) wires the left stream straight to the join "
-                "processor, which throws StreamsException on a null key (SEMANTICS.md §1.4)"
+                "processor, which throws StreamsException on a null key (spec SS-10)"
             )
         if self._forwards_null_keys and processor.outer and value is not None:
             pair = (value, None) if processor.is_left else (None, value)
@@ -173,7 +175,7 @@ class StreamStreamJoin:
 
     def _drop_null_value(self, processor: _Processor, key: Key, ts: int) -> list[Output]:
         """KIP-77 (0.10.2+): the join processor drops a null value, but ``KStreamJoinWindow`` still hands it
-        to the side's store, whose observed time it may advance (SEMANTICS.md §1.1, §1.4)."""
+        to the side's store, whose observed time it may advance (spec SS-9, SS-11)."""
         if processor.own_store is not None:
             processor.own_store.put(key, None, ts)
         return []
@@ -190,5 +192,5 @@ class StreamStreamJoin:
 
 def _is_time_difference_window(window: Window) -> bool:
     """``ofTimeDifferenceAndGrace``/``WithNoGrace``: a grace given, and not through the deprecated
-    ``JoinWindows.of(...).grace(...)`` (SEMANTICS.md §1.8: only those windows enable the 3.1+ fix)."""
+    ``JoinWindows.of(...).grace(...)`` (spec SS-14: only those windows enable the 3.1+ fix)."""
     return window.grace is not None and not window.legacy

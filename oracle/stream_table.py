@@ -1,11 +1,11 @@
 """KStream-KTable join: stream records look the key up in the table; table updates only update it.
 
-SEMANTICS.md §2, per era:
+spec ST-3, ST-4, ST-6, ST-8, per era:
 
 * 0.10.0/0.10.1: only ``leftJoin(KTable)`` exists. A null-key stream record is skipped; a null value is
   joined like any other (``joiner(null, tableValue)``).
 * 0.10.2 (KIP-77): ``join(KTable)`` added; stream records with a null key or a null value are dropped.
-* 3.5 (KIP-914): with a versioned table the lookup is timestamped, ``get(key, streamTs)`` (§3a).
+* 3.5 (KIP-914): with a versioned table the lookup is timestamped, ``get(key, streamTs)`` (spec ST-6, VS-9).
 * 3.6 (KIP-923): ``Joined#withGracePeriod`` (``spec.window.grace``) holds stream records in a time-ordered
   buffer before the lookup; it needs a versioned table whose history is at least the grace period.
 * 3.7 (KIP-962): a left join forwards a null-key stream record with a non-null value at once as
@@ -56,10 +56,10 @@ class StreamTableJoin:
         self._buffer = None if grace is None else _grace_buffer(grace, versioned, history_ms, behaviour)
 
     def process(self, index: int, record: Record) -> list[Output]:
-        """A table update changes the table and emits nothing; a stream record is joined (§2).
+        """A table update changes the table and emits nothing; a stream record is joined (spec ST-1).
 
-        A null-key table update is skipped (``KTableSource`` drops it; SEMANTICS.md does not cover a null
-        table key in 0.10.x, where the oracle assumes the same)."""
+        A null-key table update is skipped (``KTableSource`` drops it; for 0.10.x, where Kafka's source was
+        not checked for it, the oracle assumes the same: spec ST-5)."""
         if record.side == "right":
             if record.key is not None:
                 self._table.update(record.key, record.value, record.ts)
@@ -72,7 +72,7 @@ class StreamTableJoin:
         return self._join_through_grace_buffer(index, record)
 
     def _is_dropped(self, record: Record) -> bool:
-        """Null handling of stream records (SEMANTICS.md §2): null keys are dropped, except that 3.7+ left
+        """Null handling of stream records (spec ST-4): null keys are dropped, except that 3.7+ left
         joins forward a null key with a non-null value (KIP-962); null values are dropped from 0.10.2 on
         and joined before (``null_stream_values_are_joined``)."""
         if record.key is None:
@@ -81,29 +81,29 @@ class StreamTableJoin:
 
     def _join(self, index: int, record: Record) -> Output | None:
         """Look the stream key up and emit ``(streamValue, tableValue)`` at the stream record's ts; an inner
-        join emits only when the table has a value (§2)."""
+        join emits only when the table has a value (spec ST-2, ST-3)."""
         found = None if record.key is None else self._table_value_for(record.key, record.ts)
         if found is None and not self._is_left_join:
             return None
         return new_output((record.key, (record.value, None if found is None else found[0]), record.ts, index))
 
     def _table_value_for(self, key: Key, stream_ts: int) -> tuple[str, int] | None:
-        """Versioned table (3.5+, KIP-914): the version valid at the stream record's ts (§3a); otherwise the
-        table's current value, whatever its ts."""
+        """Versioned table (3.5+, KIP-914): the version valid at the stream record's ts (spec ST-6); otherwise
+        the table's current value, whatever its ts."""
         if self._versioned_table is not None:
             return self._versioned_table.get_as_of(key, stream_ts)
         return self._table.get(key)
 
     def _join_through_grace_buffer(self, index: int, record: Record) -> list[Output]:
-        """KIP-923 (3.6+, §2): a record already older than the buffer's grace deadline is joined at once;
-        otherwise it is buffered, and every buffered record at or before the deadline is joined, in buffer
-        order, with the table as it is now."""
+        """KIP-923 (3.6+, spec ST-8): a record already older than the buffer's grace deadline is joined at
+        once; otherwise it is buffered, and every buffered record at or before the deadline is joined, in
+        buffer order, with the table as it is now."""
         buffer = self._buffer
         assert buffer is not None
         if record.key is None:
             raise UnsupportedJoinError(
                 "a null-key stream record reaching the KIP-923 grace buffer of a left join fails in Kafka "
-                "(the buffer requires a non-null key; SEMANTICS.md §2)"
+                "(the buffer requires a non-null key; spec ST-9)"
             )
         outputs: list[Output] = []
         if not buffer.hold(record):
@@ -125,7 +125,7 @@ class StreamTableJoin:
 
 
 class _GraceBuffer:
-    """The stream-side time-ordered buffer of KIP-923 (``RocksDBTimeOrderedKeyValueBuffer``, SEMANTICS.md §2).
+    """The stream-side time-ordered buffer of KIP-923 (``RocksDBTimeOrderedKeyValueBuffer``, spec ST-8).
 
     Its stream time is the largest ts of the records *buffered* so far (records joined at once do not count).
     Records leave in ``(ts, serialized key, arrival)`` order once ``ts <= stream time - grace``.
@@ -163,7 +163,8 @@ class _GraceBuffer:
 
 
 def _check_join_exists(spec: JoinSpec, behaviour: Behaviour) -> None:
-    """Refuse joins the era lacks: outer, and inner before 0.10.2 (KIP-77, §2); a versioned stream side."""
+    """Refuse joins the era lacks: outer, and inner before 0.10.2 (KIP-77, spec ST-3); a versioned stream
+    side."""
     if spec.variant == "outer":
         raise UnsupportedJoinError("a KStream-KTable join is inner or left; there is no outer join")
     if spec.variant == "inner" and not behaviour.has_stream_table_inner_join:
@@ -173,7 +174,8 @@ def _check_join_exists(spec: JoinSpec, behaviour: Behaviour) -> None:
 
 
 def _grace_buffer(grace: int, versioned: bool, history_ms: int, behaviour: Behaviour) -> _GraceBuffer:
-    """KIP-923 preconditions (§2): Kafka 3.6+, a versioned table, and grace no longer than its history."""
+    """KIP-923 preconditions (spec ST-7): Kafka 3.6+, a versioned table, and grace no longer than its
+    history."""
     if not behaviour.has_stream_table_grace:
         raise UnsupportedJoinError(f"stream-table grace needs Kafka 3.6+ (KIP-923; era {behaviour.era})")
     if not versioned:

@@ -1,6 +1,6 @@
 """KTable-KTable (equi) join: each side's update is joined with the other side's current value.
 
-SEMANTICS.md §3. An update of either table is first applied to that table the way ``KTableSource`` does
+spec TT-1. An update of either table is first applied to that table the way ``KTableSource`` does
 (``oracle.versioned``), giving a ``Change(new, old, isLatest)``; that side's join processor then looks the
 key up in the *other* table (its latest value) and decides what to forward, by the rule tables below:
 
@@ -10,7 +10,7 @@ key up in the *other* table (its latest value) and decides what to forward, by t
   are skipped.
 * 2.3+ (KIP-258): a result carries ``max(update ts, other side's stored ts)`` when the other side has a value.
 * 3.5+ (KIP-914): an update of a versioned side is dropped by its processor when it is not the key's latest
-  version, and not forwarded at all when the store rejects it (older than its history, §3a).
+  version, and not forwarded at all when the store rejects it (older than its history, spec TT-10, VS-3).
 
 Outputs are ``(leftValue, rightValue)`` pairs or ``None`` (a tombstone), keyed by the update's key.
 """
@@ -54,7 +54,7 @@ class _Processor:
         self.other = other
         self.rule = rule
         self.drops_out_of_order = isinstance(own, VersionedTable)
-        """KIP-914 (3.5+): a versioned side's processor drops updates that are not the latest (§3)."""
+        """KIP-914 (3.5+): a versioned side's processor drops updates that are not the latest (spec TT-10)."""
 
 
 class TableTableJoin:
@@ -76,11 +76,13 @@ class TableTableJoin:
         self._ts_is_max = behaviour.table_join_ts_is_max_of_inputs
 
     def process(self, index: int, record: Record) -> list[Output]:
-        """Apply the update to its table, then run that side's join processor (SEMANTICS.md §3)."""
+        """Apply the update to its table, then run that side's join processor (spec TT-1)."""
         key, new, ts = record.key, record.value, record.ts
         if key is None:
             if self._null_key_fails:
-                raise UnsupportedJoinError("a null key fails KTable-KTable joins in Kafka 0.10.0/0.10.1 (§3)")
+                raise UnsupportedJoinError(
+                    "a null key fails KTable-KTable joins in Kafka 0.10.0/0.10.1 (spec TT-9)"
+                )
             return []
         processor = self._processors[record.side]
         change = processor.own.update(key, new, ts)
@@ -108,7 +110,7 @@ class TableTableJoin:
         }
 
 
-# --- 0.10.0/0.10.1: every update forwards (SEMANTICS.md §3 "0.10.1 (old)") -------------------------------
+# --- 0.10.0/0.10.1: every update forwards (spec TT-3) ------------------------------------------------------
 # The join of the new value with the other side's value, or a tombstone when the join has no result.
 
 
@@ -152,7 +154,7 @@ _ALWAYS_FORWARD_RULES: dict[tuple[Variant, Side], _Rule] = {
 }
 
 
-# --- 0.10.2+ (KIP-77): forward only when needed (SEMANTICS.md §3, the processor table) -------------------
+# --- 0.10.2+ (KIP-77): forward only when needed (spec TT-4, TT-5, TT-6, TT-7) ------------------------------
 
 
 def _inner_left(new: Value, _old: Value, right: Value) -> _Result:

@@ -1,6 +1,6 @@
 """The tables behind table-backed joins: a plain timestamped table and a versioned store (KIP-889/914).
 
-Both tables answer the questions the join processors ask (SEMANTICS.md §2, §3, §3a, §4):
+Both tables answer the questions the join processors ask (spec ST-6, TT-10, FK-11, VS-1):
 
 * ``update(key, value, ts)`` applies one source-topic record the way ``KTableSource`` does: it reads the
   key's current value (the ``old`` part of the forwarded ``Change``), writes to the store and says what is
@@ -16,7 +16,7 @@ contents collapsed into one list of ``[valid_from, next valid_from)`` versions e
 Every branch of ``put`` below mirrors one case of the store's put procedure, so the oracle reproduces its
 edge cases: a gap between two versions reads as null, a degenerate tombstone ``[t, t)`` marks a deleted
 key, and a tombstone with the latest value's own timestamp deletes that value without recording anything
-(SEMANTICS.md §3a "Exception"). Versions older than the history retention are kept, not expired: no
+(spec VS-7). Versions older than the history retention are kept, not expired: no
 lookup the store answers can reach them (an in-window lookup only needs versions valid after
 ``observedStreamTime - history``; an expired lookup consults the latest value only), so keeping them
 changes no result.
@@ -59,7 +59,7 @@ class PlainTable:
     """An unversioned (timestamped) key-value table: the last update wins, whatever its timestamp.
 
     Out-of-order updates simply overwrite, a tombstone deletes, and every update is forwarded as the latest
-    (SEMANTICS.md §2 "Unversioned: current value", §3). The stored ts is the update's own ts; it is the
+    (spec ST-5, TT-1). The stored ts is the update's own ts; it is the
     "other side's stored ts" of the table-table max-ts rule (2.3+, KIP-258).
     """
 
@@ -86,7 +86,7 @@ class PlainTable:
 
 
 class PutStatus(Enum):
-    """The outcome of a versioned put (``RocksDBVersionedStore#put`` return codes, SEMANTICS.md §3a)."""
+    """The outcome of a versioned put (``RocksDBVersionedStore#put`` return codes, spec VS-3, VS-5)."""
 
     REJECTED = "rejected"
     """Older than ``observedStreamTime - history``: not stored (``NOT_PUT``), so nothing is forwarded."""
@@ -158,7 +158,7 @@ class _History:
 
 
 class VersionedTable:
-    """A versioned key-value store with history retention ``history_ms`` (3.5+; SEMANTICS.md §3a).
+    """A versioned key-value store with history retention ``history_ms`` (3.5+; spec VS-2, VS-4).
 
     ``observed_stream_time`` is one value for the whole store: the largest ts of any accepted put, over all
     keys, tombstones included.
@@ -176,7 +176,7 @@ class VersionedTable:
 
     def update(self, key: Key, value: Value, ts: int) -> TableUpdate | None:
         """``KTableSource`` on a versioned store: read the current value, put, and forward
-        ``(old, is_latest)`` unless the put was rejected (then nothing is stored or forwarded, §3a)."""
+        ``(old, is_latest)`` unless the put was rejected (then nothing is stored or forwarded, spec VS-3)."""
         old = self._latest.get(key)
         status = self.put(key, value, ts)
         if status is _REJECTED:
@@ -184,11 +184,11 @@ class VersionedTable:
         return (None if old is None else old[0]), status is _LATEST
 
     def get(self, key: Key) -> tuple[str, int] | None:
-        """The latest version of ``key`` as ``(value, ts)``; ``None`` if it is deleted (§3 lookups)."""
+        """The latest version of ``key`` as ``(value, ts)``; ``None`` if it is deleted (spec VS-8)."""
         return self._latest.get(key)
 
     def get_as_of(self, key: Key, as_of: int) -> tuple[str, int] | None:
-        """The version of ``key`` valid at ``as_of`` as ``(value, valid_from)``, or ``None`` (§3a).
+        """The version of ``key`` valid at ``as_of`` as ``(value, valid_from)``, or ``None`` (spec VS-9).
 
         Past the history retention only the latest value is consulted, and returned iff its ts ≤ ``as_of``.
         """
@@ -233,7 +233,7 @@ class VersionedTable:
     def _put_as_latest_replacing(self, key: Key, value: Value, ts: int, latest: tuple[str, int]) -> None:
         """A put at or after the latest value's ts becomes the latest. A later ts moves the old latest value
         into the history (valid until ``ts``); an equal ts overwrites it, so a tombstone with the same ts
-        deletes it and records nothing (§3a "Exception")."""
+        deletes it and records nothing (spec VS-7)."""
         latest_value, latest_ts = latest
         if ts > latest_ts:
             history = self._history.get(key)
@@ -285,5 +285,5 @@ class VersionedTable:
 
 
 def table_for(versioned: bool, history_ms: int) -> PlainTable | VersionedTable:
-    """The table behind one join side: versioned (3.5+, §3a) or plain."""
+    """The table behind one join side: versioned (3.5+, spec VS-1) or plain."""
     return VersionedTable(history_ms) if versioned else PlainTable()

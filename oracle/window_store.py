@@ -1,9 +1,9 @@
 """The two window stores of a KStream-KStream join: retention, observed time and expiry per store kind.
 
 Each side's records go into that side's own store (retained duplicates), and the other side's join
-processor fetches from it (SEMANTICS.md §1.1). What a fetch can still see depends on the store's *own*
+processor fetches from it (spec SS-1). What a fetch can still see depends on the store's *own*
 observed stream time (the largest timestamp ever put into it), its retention and the store kind
-(SEMANTICS.md §1.2):
+(spec SS-7, SS-8, SS-9):
 
 * in-memory (2.4+, KIP-479), and RocksDB since 3.4: exact, a record is visible while
   ``ts > observed - retention``;
@@ -47,7 +47,7 @@ _NO_RECORDS: tuple[list[int], list[Value], int, int] = ([], [], 0, 0)
 
 
 def join_store_retention(window: Window, behaviour: Behaviour) -> int:
-    """Retention of both join window stores, ``before + after + grace`` (SEMANTICS.md §1.2, §1.8).
+    """Retention of both join window stores, ``before + after + grace`` (spec SS-6, SS-15).
 
     With no grace given (the legacy ``JoinWindows.of(before)`` API) the grace is the legacy default:
     ``max(24 h - 2 * before, 0)`` since 3.0 (fixed by ``of`` and kept by ``.after()``), and before that
@@ -68,17 +68,17 @@ def join_store_retention(window: Window, behaviour: Behaviour) -> int:
 
 
 def segment_interval(retention: int) -> int:
-    """RocksDB segment length: ``max(retention / 2, 60 s)`` in every version (SEMANTICS.md §1.2)."""
+    """RocksDB segment length: ``max(retention / 2, 60 s)`` in every version (spec SS-8)."""
     return max(retention // 2, MIN_SEGMENT_INTERVAL_MS)
 
 
 def _exact_expiry(retention: int) -> Callable[[int], int]:
-    """In-memory stores and RocksDB 3.4+: visible iff ``ts > observed - retention`` (SEMANTICS.md §1.2)."""
+    """In-memory stores and RocksDB 3.4+: visible iff ``ts > observed - retention`` (spec SS-7)."""
     return lambda observed: observed - retention + 1
 
 
 def _segment_expiry_by_retention(retention: int) -> Callable[[int], int]:
-    """RocksDB 2.1-3.3: segments before ``segmentId(observed - retention)`` are dropped (SEMANTICS.md §1.2).
+    """RocksDB 2.1-3.3: segments before ``segmentId(observed - retention)`` are dropped (spec SS-8).
 
     Java's truncating division only differs from ``//`` for negative numerators, where every real segment
     (ts >= 0) is live either way, hence the ``max(..., 0)``.
@@ -88,7 +88,7 @@ def _segment_expiry_by_retention(retention: int) -> Callable[[int], int]:
 
 
 def _segment_expiry_by_count(retention: int) -> Callable[[int], int]:
-    """RocksDB before 2.1: only the newest ``3`` segments are kept (SEMANTICS.md §1.2)."""
+    """RocksDB before 2.1: only the newest ``3`` segments are kept (spec SS-8)."""
     interval = segment_interval(retention)
     return lambda observed: (observed // interval - (_SEGMENTS_KEPT_BEFORE_2_1 - 1)) * interval
 
@@ -118,7 +118,7 @@ class JoinWindowStore:
 
     def put(self, key: Key, value: Value, ts: int) -> None:
         """``KStreamJoinWindow`` puts every non-null-key record of its side, after the join processor
-        saw it (SEMANTICS.md §1.1). Null values are not stored but may advance the observed time."""
+        saw it (spec SS-1, SS-9). Null values are not stored but may advance the observed time."""
         if value is None:
             if self._counts_null_values and ts > self.observed_time:
                 self.observed_time = ts
@@ -150,7 +150,7 @@ class JoinWindowStore:
 
     def fetch(self, key: Key, time_from: int, time_to: int) -> tuple[list[int], list[Value], int, int]:
         """Records of ``key`` with ``time_from <= ts <= time_to`` (both inclusive) that have not expired, in
-        (ts, insertion) order (SEMANTICS.md §1.2): ``times[start:end]`` and ``values[start:end]`` of the
+        (ts, insertion) order (spec SS-2, SS-3, SS-7): ``times[start:end]`` and ``values[start:end]`` of the
         returned ``(times, values, start, end)`` (indices rather than slices: this is the join's hot path)."""
         entry = self._records.get(key)
         if entry is None:

@@ -20,7 +20,7 @@ _RUN: pytest.StashKey[PytestRun | None] = pytest.StashKey()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from kjoin.conformance import hooks
+    import kjoin.conformance.hooks as hooks
 
     pluginmanager.add_hookspecs(hooks)
 

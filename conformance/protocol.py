@@ -35,6 +35,7 @@ __all__ = [
     "DeclaredDifference",
     "candidate_names",
     "load_candidate",
+    "validate_candidate",
 ]
 
 INPUT_SCHEMA = (
@@ -148,7 +149,7 @@ def load_candidate(name: str) -> Candidate:
         obj = getattr(obj, part)
     if not _looks_like_candidate(obj) and callable(obj):
         obj = _call_factory(name, obj)
-    _validate(name, obj)
+    validate_candidate(name, obj)
     return obj
 
 
@@ -163,8 +164,9 @@ def _looks_like_candidate(obj: Any) -> bool:
     return all(hasattr(obj, attribute) for attribute in ("name", "claim", "declared_differences", "run"))
 
 
-def _validate(name: str, obj: Any) -> None:
-    """Check the protocol's attributes and their types, naming the first that is wrong."""
+def validate_candidate(name: str, obj: Any) -> None:
+    """Check the protocol's attributes, their types and the claim, naming the first that is wrong
+    (``CandidateLoadError``)."""
     missing = [a for a in ("name", "claim", "declared_differences", "run") if not hasattr(obj, a)]
     if missing:
         raise CandidateLoadError(f"candidate {name!r}: {type(obj).__name__} lacks {', '.join(missing)}")

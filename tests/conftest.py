@@ -41,12 +41,22 @@ if _TESTS not in sys.path:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("kjoin-tests", "kjoin's own tests")
-    group.addoption("--kjoin-profile", dest="kjoin_profile", default=None, metavar="NAME",
-                    help=f"fuzzing profile of the differential and property tests: {', '.join(PROFILES)} "
-                    f"(default: ${PROFILE_ENV}, else ci)")
-    group.addoption("--kjoin-seed", dest="kjoin_seed", default=None, metavar="S",
-                    help=f"seed of the differential and property tests (default: ${SEED_ENV}, else the "
-                    "profile's fixed seed)")
+    group.addoption(
+        "--kjoin-profile",
+        dest="kjoin_profile",
+        default=None,
+        metavar="NAME",
+        help=f"fuzzing profile of the differential and property tests: {', '.join(PROFILES)} "
+        f"(default: ${PROFILE_ENV}, else ci)",
+    )
+    group.addoption(
+        "--kjoin-seed",
+        dest="kjoin_seed",
+        default=None,
+        metavar="S",
+        help=f"seed of the differential and property tests (default: ${SEED_ENV}, else the "
+        "profile's fixed seed)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,8 +75,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     profile = active_profile()
-    return (f"kjoin differential: profile {profile.name} ({profile.examples} scenarios per join kind), "
-            f"seed {active_seed(profile)}, hypothesis {hypothesis.__version__}")
+    return (
+        f"kjoin differential: profile {profile.name} ({profile.examples} scenarios per join kind), "
+        f"seed {active_seed(profile)}, hypothesis {hypothesis.__version__}"
+    )
 
 
 @pytest.fixture(scope="session")

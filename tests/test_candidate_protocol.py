@@ -1,4 +1,4 @@
-"""Candidate loading, claims and declared differences, case loading and rendering (pure: no Spark)."""
+"""Candidate loading and validation, claims, declared differences, rendering, case results (no Spark)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,20 @@ from pathlib import Path
 
 import pytest
 
+from kjoin.conformance.catalogue import Case, case_id, load_cases
+from kjoin.conformance.checker import Emitted, check
+from kjoin.conformance.harness.claims import declared_difference_for, unclaimed_because
+from kjoin.conformance.harness.outcomes import CaseOutcome
+from kjoin.conformance.harness.results import case_result
+from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import (
     CandidateLoadError,
     Claim,
     DeclaredDifference,
     candidate_names,
-    declared_difference_for,
     load_candidate,
-    unclaimed_because,
+    validate_candidate,
 )
-from kjoin.conformance.checker import Emitted, check
-from kjoin.conformance.harness.cases import Case, case_id, load_cases
-from kjoin.conformance.harness.outcomes import CaseOutcome
-from kjoin.conformance.harness.render import render_outcome
-from kjoin.conformance.harness.results import case_result
 from kjoin.oracle.records import JoinSpec, Output, Record, Versioning, Window
 from support.fixture_candidates import OracleOnDriver
 
@@ -64,8 +64,10 @@ def test_unclaimed_because_names_the_property_outside_the_claim() -> None:
     assert unclaimed_because(claim, ss_case("left")) == "not claimed: left stream-stream joins"
     assert "Kafka 3.7 (era 3.7)" in str(unclaimed_because(claim, ss_case("inner", "3.7")))
     versioned = ss_case("inner")
-    versioned = replace(versioned, spec=replace(versioned.spec, join="stream-table",
-                                                versioned=Versioning(right=True, history_ms=5)))
+    versioned = replace(
+        versioned,
+        spec=replace(versioned.spec, join="stream-table", versioned=Versioning(right=True, history_ms=5)),
+    )
     assert unclaimed_because(replace(claim, joins=frozenset({"stream-table"})), versioned) == (
         "not claimed: versioned tables"
     )
@@ -81,31 +83,37 @@ def test_declared_difference_for_matches_glob_join_variant_and_era() -> None:
 
 
 def test_load_cases_retargets_each_scenario_once_when_kafka_is_given(tmp_path: Path) -> None:
-    line = {"id": "s1", "join": "stream-stream", "variant": "inner", "window": {"before": 1, "grace": 0},
-            "records": [{"side": "left", "key": 1, "value": "A", "ts": 1}]}
+    line = {
+        "id": "s1",
+        "join": "stream-stream",
+        "variant": "inner",
+        "window": {"before": 1, "grace": 0},
+        "records": [{"side": "left", "key": 1, "value": "A", "ts": 1}],
+    }
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(json.dumps(dict(line, kafka=v)) for v in ("3.5", "3.9")) + "\n{bad\n")
     own = load_cases([path])
     assert [c.id for c in own.cases] == ["s1[inner-3.5]", "s1[inner-3.9]"]
-    assert len(own.errors) == 1 and "s.jsonl:3: not valid JSON" in own.errors[0]
+    assert len(own.errors) == 1 and "s.jsonl:3 [?] field (line): is not valid JSON" in str(own.errors[0])
     retargeted = load_cases([path], kafka="3.7")
     assert [(c.id, c.kafka) for c in retargeted.cases] == [("s1[inner-3.7]", "3.7")]
 
 
 def test_render_outcome_shows_missing_extra_and_the_first_divergent_input() -> None:
     case = ss_case()
-    kafka = (Output("k", ("A", "a"), 4, 1),)
+    kafka = Emitted((Output("k", ("A", "a"), 4, 1),), causes_known=True)
     got = Emitted((Output("k", ("A", None), 3, 1),), causes_known=True)
     verdict = check(kafka, got, "exact")
     text = render_outcome(CaseOutcome(case, "fail", "exact", verdict, kafka, got))
-    assert "first divergence at input #1 (right k: a @4)" in text
+    assert "first divergence at input #1 right k: a @4" in text
+    assert "why: Kafka joins these records" in text
     assert "k: A - a @4" in text and "k: A - null @3" in text
     assert ">>" in text and "Kafka emits" in text and "candidate emits" in text
 
 
 def test_case_result_is_plain_json_with_the_first_divergence_input() -> None:
     case = ss_case()
-    kafka = (Output("k", ("A", "a"), 4, 1),)
+    kafka = Emitted((Output("k", ("A", "a"), 4, 1),), causes_known=True)
     got = Emitted(())
     outcome = CaseOutcome(case, "fail", "multiset", check(kafka, got, "multiset"), kafka, got)
     result = json.loads(json.dumps(case_result(outcome)))
@@ -113,3 +121,34 @@ def test_case_result_is_plain_json_with_the_first_divergence_input() -> None:
     first_input = {"index": 1, "side": "right", "key": "k", "value": "a", "ts": 4}
     assert result["first_divergence"]["input"] == first_input
     assert result["expected"] == [{"key": "k", "value": ["A", "a"], "ts": 4, "cause": 1}]
+    assert result["explanation"]["at"] == 1 and result["explanation"]["why"]
+    assert result["timeline"] == {"stream_time": [3, 4]}
+
+
+SS = frozenset({"stream-stream"})
+
+
+@pytest.mark.parametrize(
+    ("claim", "message"),
+    [
+        (
+            Claim(joins=frozenset({"stream-streams"}), variants=frozenset({"inner"}), kafka=("3.9",)),
+            "claim.joins: 'stream-streams' is not one of",
+        ),
+        (
+            Claim(joins=SS, variants=frozenset({"full"}), kafka=("3.9",)),
+            "claim.variants: 'full' is not one of",
+        ),
+        (Claim(joins=SS, variants=frozenset({"inner"}), kafka=()), "claim.kafka names no Kafka version"),
+        (Claim(joins=frozenset(), variants=frozenset({"inner"}), kafka=("3.9",)), "claim.joins is empty"),
+        (Claim(joins=SS, variants=frozenset({"inner"}), kafka=(" 3.9",)), "claim.kafka: not a Kafka version"),
+        (
+            Claim(joins=SS, variants=frozenset({"inner"}), kafka=("3.9",), stores=frozenset({"disk"})),
+            "claim.stores: 'disk' is not one of",
+        ),
+    ],
+    ids=["unknown-join", "unknown-variant", "no-versions", "no-joins", "version-with-space", "unknown-store"],
+)
+def test_validate_candidate_refuses_a_claim_that_would_check_nothing(claim: Claim, message: str) -> None:
+    with pytest.raises(CandidateLoadError, match=message):
+        validate_candidate("claiming", replace(OracleOnDriver(), claim=claim))

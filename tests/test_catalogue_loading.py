@@ -160,8 +160,12 @@ def test_catalogue_timestamps_false_leaves_ts_unstated(tmp_path: Path) -> None:
         ('id = "ss-test"\n', 'id = "ss-test"\nflags = ["handmade"]\n', "flags", "handmade"),
         ("window = { before = 100, after = 100 }", "", "window", None),
         ("window = { before = 100, after = 100 }", "window = { before = -1 }", "window.before", -1),
-        ("window = { before = 100, after = 100 }", "window = { before = 9223372036854775808 }", "window.before",
-         2**63),
+        (
+            "window = { before = 100, after = 100 }",
+            "window = { before = 9223372036854775808 }",
+            "window.before",
+            2**63,
+        ),
         ('document = "KIP-77"', 'document = "seeds/000.txt"', "source.document", "seeds/000.txt"),
         ('kafka = "0.10.2"\n', 'kafka = "0.9"\n', "kafka", "0.9"),
         ('kafka = "0.10.2"\n', 'kafka = " 0.10.2"\n', "kafka", " 0.10.2"),
@@ -170,16 +174,33 @@ def test_catalogue_timestamps_false_leaves_ts_unstated(tmp_path: Path) -> None:
         ("row = 1\n", "row = 3\n", "row", 3),
         ('kafka = "0.10.2"\nseed_shows', 'kafka = "3.9"\nseed_shows', "kafka", "3.9"),
         ('variant = "left"', 'variant = "outer"', "variant", "outer"),
-        ('variants = ["inner", "left"]', 'variants = ["inner", "left", "outer", "outer"]', "variants",
-         ["inner", "left", "outer", "outer"]),
+        (
+            'variants = ["inner", "left"]',
+            'variants = ["inner", "left", "outer", "outer"]',
+            "variants",
+            ["inner", "left", "outer", "outer"],
+        ),
     ],
     ids=[
-        "unknown-top-level-key", "unknown-feature", "unknown-variant", "unknown-join", "unknown-flag",
-        "missing-window", "negative-window", "window-beyond-long", "unknown-document", "unknown-version",
-        "version-with-space", "version-too-new", "missing-timestamps", "erratum-row-past-input",
-        "erratum-unknown-block", "erratum-unknown-variant", "variant-twice",
+        "unknown-top-level-key",
+        "unknown-feature",
+        "unknown-variant",
+        "unknown-join",
+        "unknown-flag",
+        "missing-window",
+        "negative-window",
+        "window-beyond-long",
+        "unknown-document",
+        "unknown-version",
+        "version-with-space",
+        "version-too-new",
+        "missing-timestamps",
+        "erratum-row-past-input",
+        "erratum-unknown-block",
+        "erratum-unknown-variant",
+        "variant-twice",
     ],
-)  # fmt: skip
+)
 def test_catalogue_bad_field_raises_error_naming_file_scenario_and_field(
     tmp_path: Path, old: str, new: str, field: str, value: object
 ) -> None:
@@ -196,25 +217,62 @@ def test_catalogue_bad_field_raises_error_naming_file_scenario_and_field(
         ("| k   | A", "| k   | A\u2022", "input row 0", "value", "A\u2022", "non-ASCII character U+2022"),
         ("| k   | A", "| k   | A B", "input row 0", "value", "A B", "not an ASCII word"),
         ("| right | k", "| middle | k", "input row 1", "side", "middle", "not left or right"),
-        ("0  |  1 | left", "0  |  9223372036854775808 | left", "input row 0", "ts", "9223372036854775808",
-         "is not a timestamp"),
+        (
+            "0  |  1 | left",
+            "0  |  9223372036854775808 | left",
+            "input row 0",
+            "ts",
+            "9223372036854775808",
+            "is not a timestamp",
+        ),
         ("1 |  2 | A - a @2 |", "3 |  2 | A - a @2 |", f"{OUT} line 3", "#", "3", "points past"),
         ("0 |  1 |  | A - null @1", "1 |  2 |  | A - null @1", f"{OUT} line 3", "#", "1", "after row 1"),
-        ("1 |  2 | A - a @2 |", "1 |  3 | A - a @2 |", f"{OUT} line 3", "ts", "3", "timestamp of input row 1"),
+        (
+            "1 |  2 | A - a @2 |",
+            "1 |  3 | A - a @2 |",
+            f"{OUT} line 3",
+            "ts",
+            "3",
+            "timestamp of input row 1",
+        ),
         ("| A - a @2 | k:", "| A - a | k:", f"{OUT} row 1", "inner", "A - a", "no '@ts'"),
-        ("| A - a @2 | k:", "| \u0412 - a @2 | k:", f"{OUT} row 1", "inner", "\u0412",
-         "U+0412 CYRILLIC CAPITAL LETTER VE (looks like Latin 'B')"),
+        (
+            "| A - a @2 | k:",
+            "| \u0412 - a @2 | k:",
+            f"{OUT} row 1",
+            "inner",
+            "\u0412",
+            "U+0412 CYRILLIC CAPITAL LETTER VE (looks like Latin 'B')",
+        ),
         ("| A - a @2 | k:", "| A-a @2 | k:", f"{OUT} row 1", "inner", "A-a @2", "is not 'LEFT - RIGHT'"),
-        ("# | ts | inner | left", "# | ts | inner | outer", OUT, "header", "# | ts | inner | outer",
-         "variants inner, left"),
+        (
+            "# | ts | inner | left",
+            "# | ts | inner | outer",
+            OUT,
+            "header",
+            "# | ts | inner | outer",
+            "variants inner, left",
+        ),
         ("# | ts | inner | left", "# | inner | left", OUT, "header", "# | inner | left", "'# | ts'"),
     ],
     ids=[
-        "non-contiguous-row", "cyrillic-value", "cyrillic-key", "bullet", "space-in-value", "unknown-side",
-        "ts-beyond-long", "output-past-input", "output-rows-not-increasing", "output-ts-column-wrong",
-        "missing-ts", "cyrillic-output", "pair-without-spaces", "output-header", "output-header-without-ts",
+        "non-contiguous-row",
+        "cyrillic-value",
+        "cyrillic-key",
+        "bullet",
+        "space-in-value",
+        "unknown-side",
+        "ts-beyond-long",
+        "output-past-input",
+        "output-rows-not-increasing",
+        "output-ts-column-wrong",
+        "missing-ts",
+        "cyrillic-output",
+        "pair-without-spaces",
+        "output-header",
+        "output-header-without-ts",
     ],
-)  # fmt: skip
+)
 def test_catalogue_bad_cell_raises_error_naming_row_and_field(
     tmp_path: Path, old: str, new: str, location: str, field: str, value: str, problem: str
 ) -> None:
@@ -309,7 +367,7 @@ def test_catalogue_bundled_files_must_sit_in_their_join_folder(
     monkeypatch.setattr(load, "CATALOGUE_ROOT", root)
     _write(tmp_path, VALID.replace('id = "ss-test"', 'id = "ss-misplaced"'), "table_table/wrong-folder.toml")
     _write(tmp_path, VALID, "elsewhere.toml")
-    messages = sorted(str(error) for error in load_cases([root]).errors)
+    messages = sorted(str(error) for error in load_cases(root=root).errors)
     assert len(messages) == 2, messages
     assert messages[0].startswith("scenarios/elsewhere.toml [?] field (file)")
     assert (
@@ -335,18 +393,34 @@ def test_catalogue_jsonl_line_becomes_a_case_with_order_only_expectations(tmp_pa
         (dict(LINE, kafka=" 3.9"), "kafka", "is not a Kafka version"),
         (dict(LINE, join="stream-table", variant="outer"), "variant", "is not one of inner, left"),
         (dict(LINE, window={"before": 1}), "window", "not allowed for a table-table join"),
-        (dict(LINE, records=[{"side": "left", "key": "k", "value": "A", "ts": 2**63}]), "records[0].ts", "from 0 to"),
-        (dict(LINE, records=[{"side": "left", "key": "k", "value": "\ud800", "ts": 1}]), "records[0].value", "surrogate"),
+        (
+            dict(LINE, records=[{"side": "left", "key": "k", "value": "A", "ts": 2**63}]),
+            "records[0].ts",
+            "from 0 to",
+        ),
+        (
+            dict(LINE, records=[{"side": "left", "key": "k", "value": "\ud800", "ts": 1}]),
+            "records[0].value",
+            "surrogate",
+        ),
         (dict(LINE, expected=[{"key": "k", "value": ["A"], "ts": 1}]), "expected[0].value", "[left, right]"),
         (dict(LINE, expected=[{"key": "k", "ts": 1}]), "expected[0].value", "is missing"),
         (dict(LINE, extra={"note": "\udfff"}), "extra.note", "surrogate"),
     ],
     ids=[
-        "version-not-a-version", "version-too-new", "version-empty", "version-with-space", "outer-stream-table",
-        "window-on-table-join", "ts-beyond-long", "lone-surrogate-value", "malformed-expected-value",
-        "expected-without-value", "lone-surrogate-in-provenance",
+        "version-not-a-version",
+        "version-too-new",
+        "version-empty",
+        "version-with-space",
+        "outer-stream-table",
+        "window-on-table-join",
+        "ts-beyond-long",
+        "lone-surrogate-value",
+        "malformed-expected-value",
+        "expected-without-value",
+        "lone-surrogate-in-provenance",
     ],
-)  # fmt: skip
+)
 def test_catalogue_bad_jsonl_line_is_an_error_naming_line_and_field(
     tmp_path: Path, line: dict[str, object], field: str, problem: str
 ) -> None:

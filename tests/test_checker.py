@@ -71,7 +71,8 @@ def test_check_exact_reports_wrong_input_when_emitted_by_another_input() -> None
     [divergence] = verdict.divergences
     assert (divergence.kind, divergence.expected, divergence.at) == ("wrong-input", B, 3)
     assert divergence.detail == (
-        "the candidate emits k1: L2 - R1 @7 while processing input #4; Kafka emits it while processing input #3"
+        "the candidate emits k1: L2 - R1 @7 while processing input #4; "
+        "Kafka emits it while processing input #3"
     )
 
 

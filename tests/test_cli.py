@@ -42,18 +42,17 @@ input = '''
 '''
 
 [source]
-seed = "000_47b3376171c693f3.txt"
-section = "test fixture"
-info = "none"
+document = "kjoin-spec"
+section = "TT-3"
 
 [[expected]]
 kafka = "3.9"
 describes = "3.9"
 timestamps = true
 outputs = '''
-# | inner      | left
-0 |            | A - null @1
-1 | A - a @{ts} | A - a @2
+# | ts | inner      | left
+0 |  1 |            | A - null @1
+1 |  2 | A - a @{ts} | A - a @2
 '''
 """
 
@@ -61,7 +60,8 @@ outputs = '''
 def _toml(tmp_path: Path, ts: int) -> Path:
     path = tmp_path / "table_table" / f"two-updates-{ts}.toml"
     path.parent.mkdir(exist_ok=True)
-    path.write_text(TT_TOML.replace("{ts}", str(ts)), encoding="utf-8")
+    text = TT_TOML.replace("{ts}", str(ts)).replace("tt-cli-two-updates", f"tt-cli-two-updates-{ts}")
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -93,15 +93,23 @@ def test_oracle_jsonl_answers_every_scenario_line_in_order() -> None:
 def test_oracle_jsonl_malformed_lines_get_error_lines_naming_line_and_field() -> None:
     bad_variant = dict(TT_INNER, id="bad-variant", variant="sideways")
     no_ts = dict(TT_INNER, id="no-ts", records=[{"side": "left", "key": "k", "value": "A"}])
-    stdin = "\n".join(["{not json", json.dumps(bad_variant), json.dumps(no_ts), json.dumps(TT_INNER)]) + "\n"
-    code, out, _ = _kjoin("oracle", "--jsonl", stdin=stdin)
+    nested = "[" * 1000 + "]" * 1000
+    stdin = "\n".join(["{not json", json.dumps(bad_variant), json.dumps(no_ts), nested, json.dumps(TT_INNER)])
+    code, out, _ = _kjoin("oracle", "--jsonl", stdin=stdin + "\n")
     answers = _lines(out)
     assert code == 0
-    assert [answer["id"] for answer in answers] == [None, "bad-variant", "no-ts", "tt-inner-two-updates"]
-    assert answers[0]["error"].startswith("line 1: not valid JSON")
-    assert answers[1]["error"].startswith("line 2 'bad-variant'.variant:")
-    assert answers[2]["error"] == "line 3 'no-ts'.records[0]: missing field 'ts'"
-    assert answers[3] == {"id": "tt-inner-two-updates", "outputs": TT_INNER_OUTPUTS}
+    assert [answer["id"] for answer in answers] == [
+        None,
+        "bad-variant",
+        "no-ts",
+        None,
+        "tt-inner-two-updates",
+    ]
+    assert answers[0]["error"].startswith("stdin:1 [?] field (line): is not valid JSON")
+    assert answers[1]["error"].startswith("stdin:2 [bad-variant] field variant: 'sideways' is not one of")
+    assert answers[2]["error"] == "stdin:3 [no-ts] field records[0].ts: is missing"
+    assert "deeper than 32 levels" in answers[3]["error"]
+    assert answers[4] == {"id": "tt-inner-two-updates", "outputs": TT_INNER_OUTPUTS}
 
 
 def test_oracle_jsonl_unknown_kafka_version_names_the_kafka_field() -> None:
@@ -109,7 +117,9 @@ def test_oracle_jsonl_unknown_kafka_version_names_the_kafka_field() -> None:
     assert code == 0
     [answer] = _lines(out)
     assert answer["id"] == "tt-inner-two-updates"
-    assert answer["error"].startswith("line 1 'tt-inner-two-updates'.kafka:")
+    assert answer["error"].startswith(
+        "stdin:1 [tt-inner-two-updates] field kafka: '9.9' is not a Kafka version"
+    )
 
 
 def test_oracle_jsonl_join_missing_in_that_version_is_an_error_line() -> None:
@@ -142,43 +152,55 @@ def test_oracle_jsonl_refuses_a_file_argument() -> None:
     assert "stdin only" in err
 
 
-def test_oracle_file_prints_inputs_with_the_outputs_each_emitted() -> None:
+def test_oracle_file_prints_inputs_with_the_outputs_each_emitted_and_the_match() -> None:
     code, out, err = _kjoin("oracle", str(FK_DOCS), "--id", FK_DOCS_LEFT)
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0] == f"{FK_DOCS_LEFT}: fk left join, Kafka 3.9 (era 3.8)"
-    header = next(line for line in lines if line.startswith("#input"))
-    assert header.split()[:5] == ["#input", "ts", "side", "key", "value"]
-    assert header.split()[5:] == ["out", "key", "out", "value", "out", "ts"]
-    delete_rows = [line.split() for line in lines if "(tombstone)" in line]
-    first_row = ["5", "5", "left", "k", "null", "k", "(tombstone)", "5"]
-    assert delete_rows == [first_row, ["k", "(tombstone)", "5"]]
-    assert lines[-1] == "13 outputs; expected outputs (fk.jsonl, Kafka 3.9): match"
+    assert lines[0].startswith("fk join as Kafka 3.9 (era 3.8)")
+    assert lines[1] == "variants left"
+    header = next(line for line in lines if line.lstrip().startswith("#"))
+    assert header.split() == ["#", "ts", "side", "key", "value", "left"]
+    delete_row = next(line.split() for line in lines if line.split()[:2] == ["5", "5"])
+    assert delete_row == ["5", "5", "left", "k", "null", "null", "@5;", "null", "@5"]  # KAFKA-16394: twice
+    assert (
+        lines[-1] == f"left: 13 outputs, as the file states ({FK_DOCS.relative_to(CATALOGUE_ROOT.parent)}:12)"
+    )
 
 
-def test_oracle_file_variant_and_kafka_overrides_drop_the_expected_comparison() -> None:
-    overrides = ["--variant", "inner", "--kafka", "3.5"]
-    code, out, _ = _kjoin("oracle", str(FK_DOCS), "--id", FK_DOCS_LEFT, *overrides)
+def test_oracle_file_shows_every_variant_of_a_seed_table_side_by_side() -> None:
+    code, out, _ = _kjoin("oracle", str(CATALOGUE_ROOT / "stream_stream" / "kip77-current.toml"))
     assert code == 0
-    assert out.splitlines()[0] == f"{FK_DOCS_LEFT}: fk inner join, Kafka 3.5 (era 3.5)"
-    assert out.splitlines()[-1] == "8 outputs"
+    lines = out.splitlines()
+    assert lines[0].startswith("ss-kip77-current: ")
+    header = next(line for line in lines if line.lstrip().startswith("#"))
+    assert header.split()[-3:] == ["inner", "left", "outer"]
+    assert "A - null @3" in out and "k: A - null" not in out  # keys shown only where they differ
+    assert [line.split(":")[0] for line in lines[-3:]] == ["inner", "left", "outer"]
+    assert all("as the file states" in line for line in lines[-3:])
+
+
+def test_oracle_file_kafka_override_drops_the_expected_comparison() -> None:
+    code, out, _ = _kjoin("oracle", str(FK_DOCS), "--id", FK_DOCS_LEFT, "--kafka", "3.5")
+    assert code == 0
+    assert out.splitlines()[0].startswith("fk join as Kafka 3.5 (era 3.5)")
+    assert out.splitlines()[-1] == "left: 10 outputs (the file states none for Kafka 3.5)"
 
 
 def test_oracle_file_errors_name_the_file_and_field(tmp_path: Path) -> None:
     missing = tmp_path / "missing.jsonl"
-    assert _kjoin("oracle", str(missing))[0] == 2
-    assert str(missing) in _kjoin("oracle", str(missing))[2]
+    code, _, err = _kjoin("oracle", str(missing))
+    assert code == 2 and str(missing) in err
     code, _, err = _kjoin("oracle", str(FK_DOCS), "--id", "no-such-id")
     assert code == 2
-    assert f"{FK_DOCS}: id: no scenario with id 'no-such-id'" in err
+    assert "no scenario with id 'no-such-id'" in err
     code, _, err = _kjoin("oracle", str(FK_DOCS), "--kafka", "three")
     assert code == 2
-    assert f"{FK_DOCS}: kafka:" in err
+    assert "--kafka" in err and "'three' is not a Kafka version" in err
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(dict(TT_INNER, window={"before": -1})) + "\n", encoding="utf-8")
     code, _, err = _kjoin("oracle", str(bad))
     assert code == 2
-    assert f"{bad}:1 'tt-inner-two-updates'.window.before" in err
+    assert f"{bad}:1 [tt-inner-two-updates] field window: " in err
 
 
 def test_cli_usage_errors_exit_2() -> None:
@@ -186,6 +208,8 @@ def test_cli_usage_errors_exit_2() -> None:
     assert _kjoin("oracle")[0] == 2
     assert _kjoin("oracle", "--variant", "sideways", str(FK_DOCS))[0] == 2
     assert _kjoin("no-such-command")[0] == 2
+    assert _kjoin("run", "--candidate", "no-such-candidate")[0] == 2
+    assert _kjoin("diff-versions", "3.0", " 3.1x")[0] == 2
 
 
 def test_check_passes_a_file_whose_expected_outputs_match(tmp_path: Path) -> None:
@@ -203,11 +227,27 @@ def test_check_fails_on_a_mismatch_and_names_the_first_difference(tmp_path: Path
     lines = [dict(TT_INNER, expected=wrong), dict(TT_INNER, id="ok", expected=TT_INNER_OUTPUTS), {"id": 3}]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     code, out, _ = _kjoin("check", str(path))
-    assert code == 1
+    assert code == 2  # an input error outranks a mismatch (both are listed)
     row = next(line.split() for line in out.splitlines() if line.startswith(str(path)))
-    assert row[1:] == ["3", "1", "1", "1", "FAIL"]
-    assert "tt-inner-two-updates@3.9: output #0: expected 'k': A - a @1, got 'k': A - a @2" in out
-    assert "line 3.id: expected a non-empty string, got 3" in out
+    assert row[1:] == ["2", "1", "1", "1", "FAIL"]
+    assert "tt-inner-two-updates[inner-3.9]" in out
+    assert "wrong-timestamp at input #1: the file emits k: A - a @1, the oracle k: A - a @2" in out
+    assert f"{path}:3 [?] field id: 3 must be a non-empty string" in out
+
+
+def test_check_mismatch_alone_exits_1(tmp_path: Path) -> None:
+    path = tmp_path / "wrong.jsonl"
+    path.write_text(json.dumps(dict(TT_INNER, expected=[])) + "\n", encoding="utf-8")
+    code, out, _ = _kjoin("check", str(path))
+    assert code == 1 and "unexpected-output at input #1" in out
+
+
+def test_check_reports_duplicate_ids(tmp_path: Path) -> None:
+    path = tmp_path / "twice.jsonl"
+    line = json.dumps(dict(TT_INNER, expected=TT_INNER_OUTPUTS))
+    path.write_text(f"{line}\n{line}\n", encoding="utf-8")
+    code, out, _ = _kjoin("check", str(path))
+    assert code == 2 and "field id: 'tt-inner-two-updates' is already defined at" in out
 
 
 def test_check_bundled_kafka_tests_folder_passes() -> None:
@@ -218,35 +258,36 @@ def test_check_bundled_kafka_tests_folder_passes() -> None:
 
 def test_kjoin_console_script_runs_the_portable_interface_in_a_subprocess() -> None:
     script = Path(sys.executable).with_name("kjoin")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "kjoin.conformance.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "kjoin.conformance"]
     done = subprocess.run(
         [*command, "oracle", "--jsonl"],
-        input=json.dumps(TT_INNER) + "\n{oops\n",
+        input=json.dumps(TT_INNER) + "\n{oops\n\udcff\n",
         capture_output=True,
         text=True,
+        errors="surrogateescape",
         check=False,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert _lines(done.stdout)[0] == {"id": "tt-inner-two-updates", "outputs": TT_INNER_OUTPUTS}
-    assert _lines(done.stdout)[1]["error"].startswith("line 2: not valid JSON")
+    answers = _lines(done.stdout)
+    assert answers[0] == {"id": "tt-inner-two-updates", "outputs": TT_INNER_OUTPUTS}
+    assert answers[1]["error"].startswith("stdin:2 [?] field (line): is not valid JSON")
+    assert len(answers) == 3 and "not UTF-8" in answers[2]["error"]
 
 
-def test_oracle_file_runs_a_toml_seed_table_as_its_first_block(tmp_path: Path) -> None:
+def test_oracle_file_runs_a_toml_scenario_as_its_first_block(tmp_path: Path) -> None:
     code, out, err = _kjoin("oracle", str(_toml(tmp_path, 2)))
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0] == "tt-cli-two-updates: table-table inner join, Kafka 3.9 (era 3.8)"
-    assert lines[-1] == "1 outputs; expected outputs (two-updates-2.toml, block 3.9): match"
-    code, out, _ = _kjoin("oracle", str(_toml(tmp_path, 2)), "--variant", "left")
-    assert code == 0
-    assert out.splitlines()[-1] == "2 outputs; expected outputs (two-updates-2.toml, block 3.9): match"
+    assert lines[0] == "tt-cli-two-updates-2: two table updates joined by an inner and a left join"
+    assert lines[-2].startswith("inner: 1 outputs, as the file states")
+    assert lines[-1].startswith("left: 2 outputs, as the file states")
 
 
-def test_oracle_file_reports_a_toml_seed_table_that_differs(tmp_path: Path) -> None:
+def test_oracle_file_reports_a_toml_scenario_that_differs(tmp_path: Path) -> None:
     code, out, _ = _kjoin("oracle", str(_toml(tmp_path, 7)))
-    assert code == 0
-    assert out.splitlines()[-1] == "1 outputs; expected outputs (two-updates-7.toml, block 3.9): DIFFER"
+    assert code == 1
+    assert "inner: DIFFERS from the file" in out and "wrong-timestamp at input #1" in out
 
 
 def test_oracle_file_bad_toml_names_the_file_and_field(tmp_path: Path) -> None:
@@ -254,16 +295,14 @@ def test_oracle_file_bad_toml_names_the_file_and_field(tmp_path: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace('join = "table-table"', 'join = "cross"'))
     code, out, err = _kjoin("oracle", str(path))
     assert (code, out) == (2, "")
-    assert str(path) in err
-    assert "join" in err
-    assert "'cross'" in err
+    assert str(path) in err and "field join: 'cross'" in err
 
 
-def test_check_counts_every_block_variant_of_a_toml_seed_table(tmp_path: Path) -> None:
+def test_check_counts_every_block_variant_of_a_toml_scenario(tmp_path: Path) -> None:
     good, bad = _toml(tmp_path, 2), _toml(tmp_path, 7)
     code, out, _ = _kjoin("check", str(good), str(bad))
     assert code == 1
     table = [line.split() for line in out.splitlines() if line.startswith(str(tmp_path))]
     rows = {cells[0]: cells[1:] for cells in table if len(cells) > 1}
     assert rows == {str(good): ["2", "2", "0", "0", "pass"], str(bad): ["2", "1", "1", "0", "FAIL"]}
-    assert "tt-cli-two-updates[inner-3.9]: row 1: wrong-timestamp" in out
+    assert "tt-cli-two-updates-7[inner-3.9]" in out and "wrong-timestamp at input #1" in out

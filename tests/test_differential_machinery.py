@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kjoin.conformance.protocol import Claim
+from kjoin.conformance.catalogue import Case
+from kjoin.conformance.catalogue.portable import case_from_json, output_to_json
 from kjoin.conformance.checker import Emitted, check
 from kjoin.conformance.cli import main
 from kjoin.conformance.differential.fuzz import Counterexample
@@ -27,11 +28,10 @@ from kjoin.conformance.differential.regressions import (
     write_regression,
 )
 from kjoin.conformance.differential.shrink import Shrunk, complexity, reductions, shrink
-from kjoin.conformance.harness.cases import Case, expected_outputs
-from kjoin.conformance.harness.outcomes import CaseOutcome
+from kjoin.conformance.harness.outcomes import CaseOutcome, kafka_outputs
+from kjoin.conformance.protocol import Claim
 from kjoin.conformance.strategies import join_histories
 from kjoin.oracle import behaviour_for
-from kjoin.oracle.portable import evaluate, parse_scenario
 from support.planted_bugs import PLANTED, bugged_run
 
 CLAIM = PLANTED["trigger-ts"].claim
@@ -45,11 +45,13 @@ def _in_process(bug: str, calls: list[int]):  # type: ignore[no-untyped-def]
         calls.append(len(cases))
         outcomes = {}
         for case in cases:
-            expected = expected_outputs(case)
+            expected = kafka_outputs(case)
+            assert not isinstance(expected, str)
             actual = tuple(bugged_run(bug, case.spec, case.records, behaviour_for(case.kafka)))
             verdict = check(expected, Emitted(actual, causes_known=True), "exact")
-            outcomes[case.id] = CaseOutcome(case, verdict.status, "exact", verdict, expected,
-                                            Emitted(actual, causes_known=True))
+            outcomes[case.id] = CaseOutcome(
+                case, verdict.status, "exact", verdict, expected, Emitted(actual, causes_known=True)
+            )
         return outcomes
 
     return evaluate
@@ -57,8 +59,11 @@ def _in_process(bug: str, calls: list[int]):  # type: ignore[no-untyped-def]
 
 def _failures(bug: str, profile: FuzzProfile = SMALL, seed: int = 20240601) -> list[CaseOutcome]:
     claim = PLANTED[bug].claim
-    cases = [case for join in sorted(claim.joins)
-             for case in generate_cases(join, "3.9", profile=profile, seed=seed, claim=claim).cases]
+    cases = [
+        case
+        for join in sorted(claim.joins)
+        for case in generate_cases(join, "3.9", profile=profile, seed=seed, claim=claim).cases
+    ]
     outcomes = _in_process(bug, [])(cases)
     return sorted((o for o in outcomes.values() if o.status == "fail"), key=lambda o: complexity(o.case))
 
@@ -74,8 +79,12 @@ def test_generate_cases_draws_the_same_scenarios_for_the_same_seed() -> None:
 
 
 def test_generate_cases_draws_only_what_the_claim_covers() -> None:
-    claim = Claim(joins=frozenset({"stream-stream"}), variants=frozenset({"left"}), kafka=("3.9",),
-                  stores=frozenset({"memory"}))
+    claim = Claim(
+        joins=frozenset({"stream-stream"}),
+        variants=frozenset({"left"}),
+        kafka=("3.9",),
+        stores=frozenset({"memory"}),
+    )
     generated = generate_cases("stream-stream", "3.9", profile=SMALL, seed=1, claim=claim).cases
     assert generated and {c.spec.variant for c in generated} == {"left"}
     assert {c.spec.stores for c in generated} == {"memory"}
@@ -149,9 +158,11 @@ def test_read_regressions_gives_back_the_scenario_and_its_expected_outputs(tmp_p
     path = write_regression(tmp_path, _counterexample(), candidate="trigger-ts")
     [regression] = read_regressions(path)
     assert regression.candidate == "trigger-ts" and regression.seed == 20240601 and regression.found is None
-    assert evaluate(regression.scenario)["outputs"] == regression.expected
+    expected = kafka_outputs(regression.case)
+    assert not isinstance(expected, str)
+    assert [output_to_json(output) for output in expected.outputs] == regression.expected
     line = json.loads(path.read_text())
-    assert parse_scenario(line).records == regression.scenario.records
+    assert case_from_json(line, "saved").records == regression.case.records
 
 
 def test_read_regressions_rejects_a_line_without_provenance(tmp_path: Path) -> None:

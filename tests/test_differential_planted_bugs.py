@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from kjoin.conformance.catalogue import load_cases
+from kjoin.conformance.catalogue.portable import output_to_json
 from kjoin.conformance.cli import main
 from kjoin.conformance.differential.fuzz import FuzzReport, fuzz
 from kjoin.conformance.differential.profiles import FuzzProfile
 from kjoin.conformance.differential.regressions import read_regressions, write_regression
-from kjoin.conformance.harness.cases import load_cases
-from kjoin.conformance.harness.outcomes import HarnessRun
-from kjoin.oracle.portable import evaluate
+from kjoin.conformance.harness.outcomes import HarnessRun, kafka_outputs
 from support.planted_bugs import PLANTED
 
 pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: one worker, one SparkSession
@@ -38,8 +38,9 @@ class _Reports:
 
     def __getitem__(self, bug: str) -> FuzzReport:
         if bug not in self._done:
-            self._done[bug] = fuzz(PLANTED[bug], lambda: self.spark, profile=self.profile, seed=self.seed,
-                                   shrink_failures=1)
+            self._done[bug] = fuzz(
+                PLANTED[bug], lambda: self.spark, profile=self.profile, seed=self.seed, shrink_failures=1
+            )
         return self._done[bug]
 
 
@@ -68,20 +69,38 @@ def test_saved_regression_reproduces_planted_bug(
     path = write_regression(tmp_path / "regressions", counterexample, candidate=bug)
     [regression] = read_regressions(path)
     assert regression.candidate == bug and regression.seed == reports[bug].seed
-    assert evaluate(regression.scenario)["outputs"] == regression.expected
+    expected = kafka_outputs(regression.case)
+    assert not isinstance(expected, str)
+    assert [output_to_json(output) for output in expected.outputs] == regression.expected
     loaded = load_cases([path])
     assert loaded.errors == () and len(loaded.cases) == 1
     [outcome] = HarnessRun(PLANTED[bug], lambda: spark).outcomes(loaded.cases)
     assert outcome.status == "fail", outcome
     assert outcome.verdict is not None and outcome.verdict.first is not None
-    assert outcome.verdict.first.kind == regression.scenario.extra["divergence"]["kind"]
+    assert outcome.verdict.first.kind == regression.case.extra["divergence"]["kind"]
 
 
 def test_kjoin_fuzz_reports_and_saves_a_planted_bug(spark: SparkSession, tmp_path: Path) -> None:
     out = io.StringIO()
-    argv = ["fuzz", "--candidate", "support.planted_bugs:null_keys_dropped",
-            "--join", "stream-table", "--examples", "100", "--seed", "20240601", "--shrink", "1",
-            "--save", str(tmp_path), "--found", "2024-06-01", "--spark-master", "local[2]"]
+    argv = [
+        "fuzz",
+        "--candidate",
+        "support.planted_bugs:null_keys_dropped",
+        "--join",
+        "stream-table",
+        "--examples",
+        "100",
+        "--seed",
+        "20240601",
+        "--shrink",
+        "1",
+        "--save",
+        str(tmp_path),
+        "--found",
+        "2024-06-01",
+        "--spark-master",
+        "local[2]",
+    ]
     assert main(argv, stdout=out, stderr=io.StringIO()) == 1
     text = out.getvalue()
     assert "fuzzing null-keys-dropped as Kafka 3.9: profile ci, seed 20240601" in text

@@ -10,11 +10,11 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import SparkSession
 
-from kjoin.conformance.protocol import load_candidate
-from kjoin.conformance.differential.command import render_report
+from kjoin.conformance.cli.fuzz import render_report
 from kjoin.conformance.differential.fuzz import fuzz
 from kjoin.conformance.differential.generate import offered_variants
 from kjoin.conformance.differential.profiles import FuzzProfile, active_profile
+from kjoin.conformance.protocol import load_candidate
 from kjoin.oracle.behaviour import behaviour_for
 from kjoin.oracle.records import JOIN_KINDS, VARIANTS
 
@@ -34,6 +34,8 @@ def test_spark_reference_agrees_with_the_oracle_on_generated_scenarios(
     offered = [batch for batch in report.generated if offered_variants(batch.join, behaviour, VARIANTS)]
     assert offered and all(len(batch.cases) >= fuzz_profile.examples // 2 for batch in offered)
     assert report.candidate_calls >= len(offered)
-    again = (f"kjoin fuzz --candidate spark-reference --kafka {kafka} --seed {fuzz_seed} "
-             f"--profile {fuzz_profile.name} --save scenarios/regressions")
+    again = (
+        f"kjoin fuzz --candidate spark-reference --kafka {kafka} --seed {fuzz_seed} "
+        f"--profile {fuzz_profile.name} --save scenarios/regressions"
+    )
     assert not report.failures, render_report(report, again)

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from kjoin.conformance.protocol import Candidate
 from kjoin.conformance.candidates.spark_native import SparkNative
+from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.checker import CandidateFailure, Emitted
 from kjoin.conformance.cli import main
-from kjoin.conformance.harness.batching import OutputSchemaError, run_batch, validated_output
-from kjoin.conformance.harness.cases import Case, load_cases
+from kjoin.conformance.harness.batching import CallFailed, OutputSchemaError, run_batch, validated_output
 from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun, status_of
 from kjoin.conformance.harness.spark_session import jobs_started, start_session
+from kjoin.conformance.protocol import Candidate
 from support import fixture_candidates
 from support.harness_scenarios import write_scenarios
 
@@ -93,11 +93,10 @@ def test_harness_fails_a_window_off_by_one_with_the_extra_row(
 def test_run_batch_fails_every_case_when_a_column_is_missing(
     spark: SparkSession, cases: tuple[Case, ...]
 ) -> None:
-    answers = run_batch(spark, fixture_candidates.missing_ts_column(), cases[:2])
-    failures = set(answers.values())
-    assert len(failures) == 1
-    [failure] = failures
-    assert isinstance(failure, CandidateFailure) and "output lacks column(s) ts" in failure.message
+    with pytest.raises(CallFailed, match=r"output lacks column\(s\) ts"):
+        run_batch(spark, fixture_candidates.missing_ts_column(), cases[:2])
+    outcomes = outcomes_of(fixture_candidates.missing_ts_column(), spark, cases[:2])
+    assert {outcome.status for outcome in outcomes.values()} == {"error"}
 
 
 def test_run_batch_fails_only_the_case_with_a_null_timestamp(
@@ -115,7 +114,7 @@ def test_harness_reports_candidate_error_with_traceback_when_run_raises(
     spark: SparkSession, cases: tuple[Case, ...]
 ) -> None:
     outcome = outcomes_of(fixture_candidates.raises_in_run(), spark, cases[:1])["small-ss-inner"]
-    assert outcome.status == "fail" and outcome.verdict is not None
+    assert outcome.status == "error" and outcome.verdict is not None
     [divergence] = outcome.verdict.divergences
     assert divergence.kind == "candidate-error"
     assert "RuntimeError: fixture candidate fails on purpose" in divergence.detail
@@ -152,7 +151,7 @@ def test_spark_native_shows_its_declared_differences(native_outcomes: dict[str, 
 
 
 def test_spark_native_fails_a_difference_that_is_not_declared(
-    native_outcomes: dict[str, CaseOutcome]
+    native_outcomes: dict[str, CaseOutcome],
 ) -> None:
     legacy = native_outcomes["small-ss-left-legacy"]
     assert legacy.verdict is not None and legacy.answer is not None and legacy.declared is not None
@@ -168,19 +167,26 @@ def test_pytest_plugin_fails_a_wrong_candidate_with_a_readable_diff(
 ) -> None:
     results = pytester.path / "results.json"
     run = pytester.runpytest_inprocess(  # in process: reuses this process's SparkSession
-        "--candidate", "support.fixture_candidates:window_off_by_one",
-        "--kjoin-scenarios", str(scenario_file), "--spark-master", "local[2]",
-        "--kjoin-results", str(results), "-p", "no:cacheprovider",
+        "--candidate",
+        "support.fixture_candidates:window_off_by_one",
+        "--kjoin-scenarios",
+        str(scenario_file),
+        "--spark-master",
+        "local[2]",
+        "--kjoin-results",
+        str(results),
+        "-p",
+        "no:cacheprovider",
     )
     run.assert_outcomes(passed=5, failed=1)
     output = run.stdout.str()
     assert "small-ss-inner-edge[inner-3.9]" in output
-    first = "first divergence at input #1 (right k: a @7): unexpected-output, candidate emits k: A - a @7"
+    first = "first divergence at input #1 right k: a @7: unexpected-output: the candidate emits k: A - a @7"
     assert first in output
     assert "kind               input    Kafka emits    candidate emits" in output
     document = json.loads(results.read_text())
-    assert (document["schema"], document["version"]) == ("kjoin-results", 1)
-    assert document["summary"] == {"fail": 1, "pass": 5}
+    assert (document["schema"], document["version"], document["complete"]) == ("kjoin-results", 2, True)
+    assert document["summary"]["by_status"] == {"fail": 1, "pass": 5}
     [failed] = [case for case in document["cases"] if case["status"] == "fail"]
     assert failed["first_divergence"]["input"]["index"] == 1
 
@@ -189,15 +195,29 @@ def test_kjoin_run_exits_0_when_all_agree_and_1_with_a_readable_diff_when_not(
     spark: SparkSession, scenario_file: Path, tmp_path: Path
 ) -> None:
     agree = io.StringIO()
-    argv = ["run", "--candidate", "support.fixture_candidates:oracle_on_driver",
-            "--scenarios", str(scenario_file), "--spark-master", "local[2]"]
+    argv = [
+        "run",
+        "--candidate",
+        "support.fixture_candidates:oracle_on_driver",
+        "--scenarios",
+        str(scenario_file),
+        "--spark-master",
+        "local[2]",
+    ]
     assert main(argv, stdout=agree, stderr=io.StringIO()) == 0
     assert agree.getvalue().startswith("candidate oracle-on-driver\n")
     assert "stream-stream: 4 cases in one candidate call" in agree.getvalue()
     differ, results = io.StringIO(), tmp_path / "results.json"
-    argv = ["run", "--candidate", "support.fixture_candidates:window_off_by_one",
-            "--scenarios", str(scenario_file), "--results", str(results)]
+    argv = [
+        "run",
+        "--candidate",
+        "support.fixture_candidates:window_off_by_one",
+        "--scenarios",
+        str(scenario_file),
+        "--results",
+        str(results),
+    ]
     assert main(argv, stdout=differ, stderr=io.StringIO()) == 1
     assert "small-ss-inner-edge[inner-3.9]" in differ.getvalue()
     assert "unexpected-output" in differ.getvalue()
-    assert json.loads(results.read_text())["summary"] == {"fail": 1, "pass": 5}
+    assert json.loads(results.read_text())["summary"]["by_status"] == {"fail": 1, "pass": 5}

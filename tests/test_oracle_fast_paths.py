@@ -188,7 +188,11 @@ class _UnprunedWindowStore:
 
 
 WINDOW_STORES = [
-    ("3.9", "memory"), ("3.9", "rocksdb"), ("3.3", "rocksdb"), ("2.0", "rocksdb"), ("2.4", "rocksdb")
+    ("3.9", "memory"),
+    ("3.9", "rocksdb"),
+    ("3.3", "rocksdb"),
+    ("2.0", "rocksdb"),
+    ("2.4", "rocksdb"),
 ]
 """Exact expiry (in-memory; RocksDB 3.4+), segments by retention (2.1-3.3), by count (before 2.1), and
 RocksDB before KAFKA-9921, whose null-value puts advance the observed time."""

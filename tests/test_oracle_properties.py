@@ -42,9 +42,9 @@ def _eras(condition: str = "") -> list[str]:
     return [v for v in ERA_VERSIONS if not condition or getattr(behaviour_for(v), condition)]
 
 
-def _scenarios(join: JoinKind, version: str, variant: Variant) -> st.SearchStrategy[
-    tuple[JoinSpec, tuple[Record, ...]]
-]:
+def _scenarios(
+    join: JoinKind, version: str, variant: Variant
+) -> st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]]:
     """Scenarios valid for ``variant`` (the most restrictive one about null keys), up to 8 records."""
     return join_scenarios(join, behaviour_for(version), variants=[variant], max_size=8)
 
@@ -264,8 +264,9 @@ def test_stream_stream_output_ts_follows_the_records_it_joins(version: str, data
             left, right = (sources.get(v) if v is not None else None for v in output.value)
             if left is not None and right is not None:
                 assert trigger in (left, right)
-                assert output.ts == (max(left.ts, right.ts) if behaviour.stream_join_ts_is_max_of_inputs
-                                     else trigger.ts)
+                assert output.ts == (
+                    max(left.ts, right.ts) if behaviour.stream_join_ts_is_max_of_inputs else trigger.ts
+                )
             elif left is not None or right is not None:
                 present = left if left is not None else right
                 if trigger is present or not behaviour.null_stream_values_are_joined:

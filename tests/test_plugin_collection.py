@@ -36,13 +36,16 @@ def test_plugin_collects_one_item_per_case_named_by_the_environment(
 ) -> None:
     scenarios = write_scenarios(pytester.path / "small.jsonl")
     monkeypatch.setenv("KJOIN_CANDIDATE", "support.fixture_candidates:oracle_on_driver")
-    result = pytester.runpytest_subprocess("--collect-only", "-q", "--kjoin-scenarios", str(scenarios),
-                                           "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines([
-        "*small.jsonl::small-ss-inner[[]inner-3.9[]]",
-        "*small.jsonl::small-st-left[[]left-3.9[]]",
-        "6 tests collected*",
-    ])
+    result = pytester.runpytest_subprocess(
+        "--collect-only", "-q", "--kjoin-scenarios", str(scenarios), "-p", "no:cacheprovider"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*small.jsonl::small-ss-inner[[]inner-3.9[]]",
+            "*small.jsonl::small-st-left[[]left-3.9[]]",
+            "6 tests collected*",
+        ]
+    )
 
 
 def test_plugin_turns_an_unknown_candidate_into_a_usage_error(pytester: pytest.Pytester) -> None:

@@ -31,7 +31,7 @@ ROWS = [("left", "k", "A", 1), ("right", "k", "a", 4), ("left", "k", "B", 30), (
 
 def _rgb(colour: str) -> str:
     """``#ffd7d5`` as a computed style reads it: ``rgb(255, 215, 213)``."""
-    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgb({red}, {green}, {blue})"
 
 
@@ -84,9 +84,11 @@ def test_browser_index_matrix_renders_and_filters(browser: WebDriver, report: Pa
     assert rows == 3
     colours = browser.execute(
         "return Array.from(document.querySelectorAll('#rows td[class^=st-]'))"
-        ".map(td => [td.className, getComputedStyle(td).backgroundColor]);")
+        ".map(td => [td.className, getComputedStyle(td).backgroundColor]);"
+    )
     assert sorted(map(tuple, colours)) == [("st-fail", "rgb(207, 34, 46)")] * 3 + [
-        ("st-pass", "rgb(218, 251, 225)")]
+        ("st-pass", "rgb(218, 251, 225)")
+    ]
     shown = browser.execute(
         "var s = document.querySelector('select[data-filter=s]'); s.value = 'pass';"
         "s.dispatchEvent(new Event('change'));"
@@ -96,7 +98,8 @@ def test_browser_index_matrix_renders_and_filters(browser: WebDriver, report: Pa
         "q.value = 'HOSTILE'; q.dispatchEvent(new Event('input'));"
         "var found = Array.from(document.querySelectorAll('#rows tbody tr')).filter(r => !r.hidden)"
         ".map(r => r.cells[0].textContent);"
-        "return [visible, found, document.getElementById('shown').textContent];")
+        "return [visible, found, document.getElementById('shown').textContent];"
+    )
     assert shown == [["ss-small"], [f"hostile-{HOSTILE}"], "1 of 3 rows shown"]
     assert browser.execute("return performance.getEntriesByType('resource').length") == 0  # offline
     assert _severe(browser) == []
@@ -111,7 +114,8 @@ def test_browser_scenario_page_shows_missing_rows_red_and_unexpected_rows_green(
         ".map(td => [td.textContent, getComputedStyle(td).backgroundColor]); }"
         "var first = document.querySelector('table.diff tr.first td');"
         "return [cells('m-missing'), cells('m-unexpected'), getComputedStyle(first).borderTopColor,"
-        " first.textContent];")
+        " first.textContent];"
+    )
     assert found == [
         [["\u2212 B - null @30", _rgb(MISSING_BACKGROUND)]],
         [["+ A - null @1", _rgb(UNEXPECTED_BACKGROUND)]],
@@ -122,14 +126,18 @@ def test_browser_scenario_page_shows_missing_rows_red_and_unexpected_rows_green(
 
 
 def test_browser_keeps_hostile_values_inert(browser: WebDriver, report: Path) -> None:
-    for page, scripts in ((report / "index.html", 1), (report / scenario_file(f"hostile-{HOSTILE}"), 0),
-                          (report / scenario_file("ss-broken"), 0)):
+    for page, scripts in (
+        (report / "index.html", 1),
+        (report / scenario_file(f"hostile-{HOSTILE}"), 0),
+        (report / scenario_file("ss-broken"), 0),
+    ):
         _open(browser, page)
         found = browser.execute(
             "return [document.body.textContent, document.querySelectorAll('script').length,"
             " document.querySelectorAll('img').length,"
             " Array.from(document.querySelectorAll('*')).filter(e => Array.from(e.attributes)"
-            "   .some(a => a.name.startsWith('on'))).length];")
+            "   .some(a => a.name.startsWith('on'))).length];"
+        )
         text, script_count, images, handlers = found
         assert HOSTILE in text, page
         assert (script_count, images, handlers) == (scripts, 0, 0), page

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from test_reports_escaping import assert_inert
 
-from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.conformance.cli import main
 from kjoin.conformance.harness.cases import Case, load_cases
 from kjoin.conformance.harness.results import write_results
+from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.reports.compare import compare_results, render_compare_text
 from kjoin.reports.document import results_from_json
 from kjoin.scenarios import CATALOGUE_ROOT
@@ -53,10 +53,12 @@ def test_compare_finds_regressions_added_and_removed_cases(left_cases: list[Case
     answer = answered_by_version("0.10.1")
     declared = DeclaredDifference("ss-kip77-left", "0.10.1 semantics on purpose")
     kept = [case for case in left_cases if case.scenario != "ss-docs-old"]
-    outcomes = [outcome_of(c, answer(c), declared=declared if c.scenario == declared.scenario else None)
-                for c in kept]
-    extra = next(c for c in load_cases([CATALOGUE_ROOT / "stream_stream"], kafka="3.9").cases
-                 if c.variant == "inner")
+    outcomes = [
+        outcome_of(c, answer(c), declared=declared if c.scenario == declared.scenario else None) for c in kept
+    ]
+    extra = next(
+        c for c in load_cases([CATALOGUE_ROOT / "stream_stream"], kafka="3.9").cases if c.variant == "inner"
+    )
     outcomes.append(outcome_of(extra, with_outputs(extra, [])))
     bad = json.loads(json.dumps(document_of(outcomes)))
     comparison = compare_results(results_from_json(good, "good.json"), results_from_json(bad, "bad.json"))

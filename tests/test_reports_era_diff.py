@@ -24,10 +24,25 @@ def test_era_diff_kip77_left_join_shows_removed_null_results_and_added_right_tri
     assert (diff.scenario, [v.status for v in diff.variants]) == ("ss-kip77-left", ["differs"])
     page = render_era_pages([diff], "0.10.1", "0.10.2")[scenario_file("ss-kip77-left")]
     # KIP-77 left join: remove all left null-value triggers (red), add triggers on the right input (green)
-    assert td(page, "m-missing") == ["\u2212 null - null @1", "\u2212 null - a @7", "\u2212 null - b @7",
-                                     "\u2212 null - a @12", "\u2212 null - b @12", "\u2212 null - c @12"]
-    added = ["A - a @4", "A - b @6", "B - b @6", "A - c @10", "B - c @10", "C - c @10",
-             "A - d @14", "B - d @14", "C - d @14"]
+    assert td(page, "m-missing") == [
+        "\u2212 null - null @1",
+        "\u2212 null - a @7",
+        "\u2212 null - b @7",
+        "\u2212 null - a @12",
+        "\u2212 null - b @12",
+        "\u2212 null - c @12",
+    ]
+    added = [
+        "A - a @4",
+        "A - b @6",
+        "B - b @6",
+        "A - c @10",
+        "B - c @10",
+        "C - c @10",
+        "A - d @14",
+        "B - d @14",
+        "C - d @14",
+    ]
     assert td(page, "m-unexpected") == [f"+ {output}" for output in added]
     rows = diff_rows(page)
     assert rows[0] == "#tsleftrightleft (0.10.1)left (0.10.2)"
@@ -39,11 +54,19 @@ def test_era_diff_kip77_left_join_shows_removed_null_results_and_added_right_tri
 def test_era_diff_spurious_free_joins_change_left_and_outer_not_inner() -> None:
     [diff] = era_diffs(load_cases([DOCS_GRACE5], kafka="3.0").cases, "3.0", "3.1")
     assert [(v.variant, v.status) for v in diff.variants] == [
-        ("inner", "same"), ("left", "differs"), ("outer", "differs")]
+        ("inner", "same"),
+        ("left", "differs"),
+        ("outer", "differs"),
+    ]
     page = render_era_pages([diff], "3.0", "3.1")[scenario_file(diff.scenario)]
     # 3.0 emits non-joined results at once (legacy grace semantics); 3.1 holds them until the window closes
-    assert td(page, "m-missing") == ["\u2212 A - null @3", "\u2212 A - null @3", "\u2212 null - f @80",
-                                     "\u2212 G - null @100", "\u2212 G - null @100"]
+    assert td(page, "m-missing") == [
+        "\u2212 A - null @3",
+        "\u2212 A - null @3",
+        "\u2212 null - f @80",
+        "\u2212 G - null @100",
+        "\u2212 G - null @100",
+    ]
     assert td(page, "m-unexpected") == []
     assert diff_rows(page)[-1] == "18100G\u2212 G - null @100F - null @60\u2212 G - null @100F - null @60"
     index = render_era_pages([diff], "3.0", "3.1")["index.html"]
@@ -77,7 +100,8 @@ def test_diff_versions_command_lists_differing_scenarios_and_writes_pages(tmp_pa
     assert out.getvalue() == (
         "Kafka 0.10.1 vs 0.10.2: 4 scenarios, 4 with different outputs\n"
         "  ss-kip77-current: inner, left, outer\n  ss-kip77-inner: inner\n  ss-kip77-left: left\n"
-        f"  ss-kip77-outer: outer\npages written to {tmp_path / 'index.html'}\n")
+        f"  ss-kip77-outer: outer\npages written to {tmp_path / 'index.html'}\n"
+    )
     assert len(list((tmp_path / "s").glob("*.html"))) == 4
 
 

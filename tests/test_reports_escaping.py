@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.cli import main
+from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.oracle.records import Output
 from kjoin.reports.document import results_from_json
 from kjoin.reports.write import render_report
@@ -61,19 +61,36 @@ def assert_inert(page: str, *, scripts: int) -> str:
 
 @pytest.fixture(scope="module")
 def hostile_pages() -> dict[str, str]:
-    case = make_case(f"ss-{SCRIPT}", [("left", BREAKOUT, SCRIPT, 1), ("right", BREAKOUT, QUOTE, 4),
-                                      ("left", "k2", BREAKOUT, 30), ("left", "k2", "C", 60)])
-    wrong = with_outputs(case, [Output(BREAKOUT, (SCRIPT, None), 1, 0),
-                                Output(QUOTE, (BREAKOUT, QUOTE), 4, 1)])
+    case = make_case(
+        f"ss-{SCRIPT}",
+        [
+            ("left", BREAKOUT, SCRIPT, 1),
+            ("right", BREAKOUT, QUOTE, 4),
+            ("left", "k2", BREAKOUT, 30),
+            ("left", "k2", "C", 60),
+        ],
+    )
+    wrong = with_outputs(
+        case, [Output(BREAKOUT, (SCRIPT, None), 1, 0), Output(QUOTE, (BREAKOUT, QUOTE), 4, 1)]
+    )
     failing = make_case("ss-fails", [("left", "k", "A", 1)])
     declared = DeclaredDifference(f"ss-{SCRIPT}*", f"reason {BREAKOUT}", kafka=(QUOTE,))
-    outcomes = [outcome_of(case, wrong, declared=declared),
-                outcome_of(failing, CandidateFailure(SCRIPT, f"Traceback {BREAKOUT}"))]
+    outcomes = [
+        outcome_of(case, wrong, declared=declared),
+        outcome_of(failing, CandidateFailure(SCRIPT, f"Traceback {BREAKOUT}")),
+    ]
     candidate = FakeCandidate(name=SCRIPT, declared_differences=(declared,))
     document: dict[str, Any] = json.loads(json.dumps(document_of(outcomes, candidate)))
     edited = json.loads(json.dumps(document["cases"][1]))
-    edited.update(id=f"edited-{QUOTE}", scenario=f"edited-{QUOTE}", kafka=f'3.9"{SCRIPT}', status=SCRIPT,
-                  source=BREAKOUT, reason=SCRIPT, mode=BREAKOUT)
+    edited.update(
+        id=f"edited-{QUOTE}",
+        scenario=f"edited-{QUOTE}",
+        kafka=f'3.9"{SCRIPT}',
+        status=SCRIPT,
+        source=BREAKOUT,
+        reason=SCRIPT,
+        mode=BREAKOUT,
+    )
     document["cases"].append(edited)
     document["run"]["spark_master"] = SCRIPT
     return render_report(results_from_json(document, "hostile.json"))
@@ -112,10 +129,17 @@ def test_scenario_page_shows_hostile_inputs_and_outputs_as_text(hostile_pages: d
 
 
 def test_diff_versions_pages_show_hostile_scenarios_as_text(tmp_path: Path) -> None:
-    line = {"id": f"x-{SCRIPT}", "kafka": "3.9", "join": "stream-stream", "variant": "left",
-            "window": {"before": 10, "after": 10, "grace": None},
-            "records": [{"side": "left", "key": BREAKOUT, "value": SCRIPT, "ts": 1},
-                        {"side": "right", "key": BREAKOUT, "value": QUOTE, "ts": 2}]}
+    line = {
+        "id": f"x-{SCRIPT}",
+        "kafka": "3.9",
+        "join": "stream-stream",
+        "variant": "left",
+        "window": {"before": 10, "after": 10, "grace": None},
+        "records": [
+            {"side": "left", "key": BREAKOUT, "value": SCRIPT, "ts": 1},
+            {"side": "right", "key": BREAKOUT, "value": QUOTE, "ts": 2},
+        ],
+    }
     source = tmp_path / "hostile.jsonl"
     source.write_text(json.dumps(line) + "\n")
     argv = ["diff-versions", "0.10.1", "0.10.2", "--scenarios", str(source), "--out", str(tmp_path / "d")]

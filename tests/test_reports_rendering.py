@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.cli import main
 from kjoin.conformance.harness.results import write_results
+from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.oracle.records import Output
 from kjoin.reports.document import ReportInputError, load_results, merge_results, results_from_json
 from kjoin.reports.scenario_page import scenario_file
@@ -121,8 +121,11 @@ def test_index_matrix_puts_variants_in_columns_and_versions_in_rows() -> None:
     case = make_case("ss-small", ROWS)
     old = retargeted(case, "3.0")
     inner = make_case("ss-small", ROWS, variant="inner")
-    outcomes = [outcome_of(case, with_outputs(case, [])), outcome_of(old, with_outputs(old, [])),
-                outcome_of(inner, with_outputs(inner, [Output("k", ("A", "a"), 4, 1)]))]
+    outcomes = [
+        outcome_of(case, with_outputs(case, [])),
+        outcome_of(old, with_outputs(old, [])),
+        outcome_of(inner, with_outputs(inner, [Output("k", ("A", "a"), 4, 1)])),
+    ]
     index = _pages(document_of(outcomes))["index.html"]
     rows = [text for tag, _, _, text in cells(index) if tag == "tr" and text.startswith("ss-small")]
     assert rows == ["ss-smallstream-stream3.0fail", "ss-smallstream-stream3.9passfail"]
@@ -231,8 +234,11 @@ def test_report_command_writes_the_report_of_two_results_files(tmp_path: Path) -
     write_results(tmp_path / "a.json", document_of([outcome_of(case, with_outputs(case, []))]))
     write_results(tmp_path / "b.json", document_of([outcome_of(old, with_outputs(old, []))]))
     out, err = io.StringIO(), io.StringIO()
-    code = main(["report", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--out", str(tmp_path / "r")],
-                stdout=out, stderr=err)
+    code = main(
+        ["report", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--out", str(tmp_path / "r")],
+        stdout=out,
+        stderr=err,
+    )
     assert (code, err.getvalue()) == (0, "")
     assert out.getvalue() == f"report written to {tmp_path / 'r' / 'index.html'}\n"
     page = (tmp_path / "r" / scenario_file("ss-small")).read_text()
@@ -242,7 +248,8 @@ def test_report_command_writes_the_report_of_two_results_files(tmp_path: Path) -
 def test_report_command_exits_2_naming_an_unreadable_file(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{not json")
     err = io.StringIO()
-    code = main(["report", str(tmp_path / "bad.json"), "--out", str(tmp_path / "r")], stdout=io.StringIO(),
-                stderr=err)
+    code = main(
+        ["report", str(tmp_path / "bad.json"), "--out", str(tmp_path / "r")], stdout=io.StringIO(), stderr=err
+    )
     assert code == 2
     assert err.getvalue().startswith(f"kjoin: report: {tmp_path / 'bad.json'}: not valid JSON")

@@ -37,13 +37,24 @@ def _check_report(folder: Path) -> None:
 
 def test_kjoin_run_report_writes_results_and_report(scenario_file_path: Path, tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
-    argv = ["run", "--candidate", WRONG, "--scenarios", str(scenario_file_path), "--spark-master", "local[2]",
-            "--report", str(tmp_path)]
+    argv = [
+        "run",
+        "--candidate",
+        WRONG,
+        "--scenarios",
+        str(scenario_file_path),
+        "--spark-master",
+        "local[2]",
+        "--report",
+        str(tmp_path),
+    ]
     assert main(argv, stdout=out, stderr=err) == 1
     assert err.getvalue() == ""
     lines = out.getvalue().splitlines()
-    assert lines[-2:] == [f"results written to {tmp_path / 'results.json'}",
-                          f"report written to {tmp_path / 'index.html'}"]
+    assert lines[-2:] == [
+        f"results written to {tmp_path / 'results.json'}",
+        f"report written to {tmp_path / 'index.html'}",
+    ]
     _check_report(tmp_path)
 
 
@@ -52,8 +63,16 @@ def test_pytest_plugin_kjoin_report_writes_results_and_report(
 ) -> None:
     folder = pytester.path / "report"
     run = pytester.runpytest_subprocess(
-        "--candidate", WRONG, "--kjoin-scenarios", str(scenario_file_path), "--spark-master", "local[2]",
-        "--kjoin-report", str(folder), "-p", "no:cacheprovider",
+        "--candidate",
+        WRONG,
+        "--kjoin-scenarios",
+        str(scenario_file_path),
+        "--spark-master",
+        "local[2]",
+        "--kjoin-report",
+        str(folder),
+        "-p",
+        "no:cacheprovider",
     )
     run.assert_outcomes(passed=5, failed=1)
     _check_report(folder)

@@ -45,7 +45,8 @@ def test_verdict_finds_eager_left_join_of_a_candidate_answering_as_3_0(
     assert left["summary"] == (
         "left stream-stream join (run as Kafka 3.9) matches 2.1\u20133.0 (5/5 cases); "
         "not 0.10.0\u20130.10.2 (4/5; join_windows_have_grace, rocksdb_segments_expire_by_retention), "
-        "not 3.1+ (4/5; has_spurious_free_outer_joins)")
+        "not 3.1+ (4/5; has_spurious_free_outer_joins)"
+    )
 
 
 def test_verdict_finds_spurious_free_left_join_of_a_candidate_answering_as_3_9(

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from kjoin.conformance.protocol import INPUT_SCHEMA, SPEC_SCHEMA, Candidate, load_candidate
 from kjoin.conformance.candidates.spark_reference import candidate
-from kjoin.oracle.portable import parse_scenario
+from kjoin.conformance.catalogue.portable import case_from_json
+from kjoin.conformance.protocol import INPUT_SCHEMA, SPEC_SCHEMA, Candidate, load_candidate
 from kjoin.scenarios import CATALOGUE_ROOT
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def _protocol_rows(traces: list[dict[str, Any]]) -> tuple[list[tuple[Any, ...]],
     """INPUT_SCHEMA and SPEC_SCHEMA rows (keys as text) for the traces."""
     inputs, specs = [], []
     for trace in traces:
-        scenario, sid = parse_scenario(trace, _scenario_id(trace)), _scenario_id(trace)
+        scenario, sid = case_from_json(trace, _scenario_id(trace)), _scenario_id(trace)
         spec, window, versioned = scenario.spec, scenario.spec.window, scenario.spec.versioned
         for index, record in enumerate(scenario.records):
             key = None if record.key is None else str(record.key)

@@ -43,10 +43,10 @@ class CaseSet:
     files: tuple[str, ...] = ()
 
 
-def label_of(path: Path) -> str:
-    """``scenarios/golden/3.9.jsonl`` for a bundled file, the path as given otherwise."""
+def label_of(path: Path, root: Path = CATALOGUE_ROOT) -> str:
+    """``scenarios/golden/3.9.jsonl`` for a file of the catalogue at ``root``, the path as given otherwise."""
     try:
-        return path.resolve().relative_to(CATALOGUE_ROOT.parent).as_posix()
+        return path.resolve().relative_to(root.resolve().parent).as_posix()
     except ValueError:
         return str(path)
 
@@ -72,11 +72,12 @@ def scenario_files(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
-def load_file(path: Path) -> CaseSet:
-    """Every case of one file, and an error for each line or scenario that cannot be used."""
-    label = label_of(path)
+def load_file(path: Path, *, root: Path = CATALOGUE_ROOT) -> CaseSet:
+    """Every case of one file, and an error for each line or scenario that cannot be used. ``root`` is the
+    catalogue whose folder rules apply (a ``.toml`` there sits in its join kind's folder)."""
+    label = label_of(path, root)
     errors: list[ScenarioError] = []
-    misplaced = _misplaced(path, label)
+    misplaced = _misplaced(path, label, root)
     if misplaced is not None:
         return CaseSet((), (misplaced,), (label,))
     if path.suffix == ".toml":
@@ -93,10 +94,10 @@ def load_file(path: Path) -> CaseSet:
     return CaseSet(tuple(kept), tuple(errors), (label,))
 
 
-def _misplaced(path: Path, label: str) -> ScenarioError | None:
-    """A bundled ``.toml`` must live in the folder of a join kind (checked again against its ``join``)."""
+def _misplaced(path: Path, label: str, root: Path) -> ScenarioError | None:
+    """A catalogue's ``.toml`` must live in the folder of a join kind (checked again against its ``join``)."""
     try:
-        relative = path.resolve().relative_to(CATALOGUE_ROOT)
+        relative = path.resolve().relative_to(root.resolve())
     except ValueError:
         return None
     if path.suffix == ".toml" and (len(relative.parts) < 2 or relative.parts[0] not in JOIN_FOLDERS.values()):
@@ -152,25 +153,30 @@ def _runnable(case: Case, errors: list[ScenarioError]) -> bool:
     return True
 
 
-def load_cases(paths: Sequence[Path] | None = None, *, kafka: str | None = None) -> CaseSet:
-    """Every case of ``paths`` (files or folders; default: the bundled catalogue), maybe run as ``kafka``."""
+def load_cases(
+    paths: Sequence[Path] | None = None, *, kafka: str | None = None, root: Path = CATALOGUE_ROOT
+) -> CaseSet:
+    """Every case of ``paths`` (files or folders; default: the catalogue at ``root``, the bundled one unless
+    given), maybe run as ``kafka``."""
     if kafka is not None:
         problem = version_problem(kafka)
         if problem is not None:
             return CaseSet((), (ScenarioError("--kafka", None, "kafka", kafka, problem),))
     try:
-        files = scenario_files(paths) if paths else bundled_files()
+        files = scenario_files(paths or [root])
     except ScenarioError as error:
         return CaseSet((), (error,))
     cases: list[Case] = []
     errors: list[ScenarioError] = []
     for path in files:
-        loaded = load_file(path)
+        loaded = load_file(path, root=root)
         cases.extend(loaded.cases)
         errors.extend(loaded.errors)
     if kafka is not None:
         cases = _retargeted(cases, kafka)
-    return CaseSet(tuple(_unique(cases, errors)), tuple(errors), tuple(label_of(path) for path in files))
+    return CaseSet(
+        tuple(_unique(cases, errors)), tuple(errors), tuple(label_of(path, root) for path in files)
+    )
 
 
 def _retargeted(cases: list[Case], kafka: str) -> list[Case]:

@@ -46,8 +46,14 @@ def _spec(row: Any, widen_after: int) -> JoinSpec:
     if row.left_versioned or row.right_versioned:
         history = row.history_ms or 0
         versioned = Versioning(left=row.left_versioned, right=row.right_versioned, history_ms=history)
-    return JoinSpec(join=row.join, variant=row.variant, window=window, stores=row.stores, versioned=versioned,
-                    fk_extractor=row.fk_extractor)
+    return JoinSpec(
+        join=row.join,
+        variant=row.variant,
+        window=window,
+        stores=row.stores,
+        versioned=versioned,
+        fk_extractor=row.fk_extractor,
+    )
 
 
 @dataclass(frozen=True)
@@ -75,8 +81,9 @@ class OracleOnDriver:
             for output in run(_spec(spec_row, self.widen_after), piped, behaviour):
                 left, right = output.value if output.value is not None else (None, None)
                 ts = None if "null-ts" in self.breaks and not rows else output.ts
-                rows.append((spec_row.scenario_id, output.key, left, right, output.value is None, ts,
-                             output.cause))
+                rows.append(
+                    (spec_row.scenario_id, output.key, left, right, output.value is None, ts, output.cause)
+                )
         schema = OUTPUT_SCHEMA.replace("ts long not null", "ts long") + ", idx long"
         frame = spark.createDataFrame(rows, schema)
         if not self.report_idx:

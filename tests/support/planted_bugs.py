@@ -80,8 +80,13 @@ _PERTURBATIONS: dict[str, Perturbation] = {
 
 
 def _claim(*joins: str, grace: bool = True) -> Claim:
-    return Claim(joins=frozenset(joins), variants=frozenset({"inner", "left", "outer"}), kafka=("3.9",),
-                 versioned=True, stream_table_grace=grace)
+    return Claim(
+        joins=frozenset(joins),
+        variants=frozenset({"inner", "left", "outer"}),
+        kafka=("3.9",),
+        versioned=True,
+        stream_table_grace=grace,
+    )
 
 
 @dataclass(frozen=True)
@@ -159,10 +164,19 @@ def _spec(row: Any) -> JoinSpec:
         window = Window(grace=grace)
     versioned = None
     if row["left_versioned"] or row["right_versioned"]:
-        versioned = Versioning(left=bool(row["left_versioned"]), right=bool(row["right_versioned"]),
-                               history_ms=_number(row["history_ms"]) or 0)
-    return JoinSpec(join=row["join"], variant=row["variant"], window=window, stores=row["stores"],
-                    versioned=versioned, fk_extractor=row["fk_extractor"])
+        versioned = Versioning(
+            left=bool(row["left_versioned"]),
+            right=bool(row["right_versioned"]),
+            history_ms=_number(row["history_ms"]) or 0,
+        )
+    return JoinSpec(
+        join=row["join"],
+        variant=row["variant"],
+        window=window,
+        stores=row["stores"],
+        versioned=versioned,
+        fk_extractor=row["fk_extractor"],
+    )
 
 
 def _planted_batches(bug: str, batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -181,13 +195,21 @@ def _planted_outputs(bug: str, frame: pd.DataFrame) -> pd.DataFrame:
     ordered = frame.sort_values("idx")
     first = ordered.iloc[0]
     behaviour = behaviour_for(str(first["kafka"]), intended=bool(first["intended"]))
-    records = [Record(side=row["side"], key=_text(row["key"]), value=_text(row["value"]), ts=int(row["ts"]))
-               for _, row in ordered.iterrows()]
+    records = [
+        Record(side=row["side"], key=_text(row["key"]), value=_text(row["value"]), ts=int(row["ts"]))
+        for _, row in ordered.iterrows()
+    ]
     outputs = bugged_run(bug, _spec(first), records, behaviour)
     scenario = str(first["scenario_id"])
     rows = [
-        (scenario, None if o.key is None else str(o.key), *(o.value or (None, None)), o.value is None, o.ts,
-         o.cause)
+        (
+            scenario,
+            None if o.key is None else str(o.key),
+            *(o.value or (None, None)),
+            o.value is None,
+            o.ts,
+            o.cause,
+        )
         for o in outputs
     ]
     return pd.DataFrame(rows, columns=_COLUMNS).astype({"tombstone": bool, "ts": "int64", "idx": "int64"})

@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, check
 from kjoin.conformance.harness.cases import Case, case_id
 from kjoin.conformance.harness.outcomes import CaseOutcome
 from kjoin.conformance.harness.results import case_result, results_document
+from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.oracle.behaviour import behaviour_for
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
@@ -38,8 +38,15 @@ CLAIM_ALL = Claim(
     stream_table_grace=True,
 )
 
-RUN = {"tool_version": "test", "pyspark_version": "test", "python_version": "3.11", "spark_master": "none",
-       "kafka": None, "equivalence": "auto", "scenarios": ["(test)"]}
+RUN = {
+    "tool_version": "test",
+    "pyspark_version": "test",
+    "python_version": "3.11",
+    "spark_master": "none",
+    "kafka": None,
+    "equivalence": "auto",
+    "scenarios": ["(test)"],
+}
 """Fixed run metadata (the real one names the installed versions)."""
 
 
@@ -56,20 +63,37 @@ class FakeCandidate:
 
 
 def make_case(
-    scenario: str, records: Sequence[tuple[str, Any, str | None, int]], *, join: str = "stream-stream",
-    variant: str = "left", kafka: str = "3.9", window: Window | None = None, intended: bool = False,
+    scenario: str,
+    records: Sequence[tuple[str, Any, str | None, int]],
+    *,
+    join: str = "stream-stream",
+    variant: str = "left",
+    kafka: str = "3.9",
+    window: Window | None = None,
+    intended: bool = False,
 ) -> Case:
     """A case from ``(side, key, value, ts)`` rows (stream-stream joins get a 10 ms window, grace 0)."""
     if join == "stream-stream" and window is None:
         window = Window(before=10, after=10, grace=0)
     spec = JoinSpec(join=join, variant=variant, window=window, stores="memory")  # type: ignore[arg-type]
-    return Case(id=case_id(scenario, variant, kafka, intended), scenario=scenario, kafka=kafka,
-                intended=intended, spec=spec, records=tuple(Record(*row) for row in records),
-                source="tests/hand-built")
+    return Case(
+        id=case_id(scenario, variant, kafka, intended),
+        scenario=scenario,
+        kafka=kafka,
+        intended=intended,
+        spec=spec,
+        records=tuple(Record(*row) for row in records),
+        source="tests/hand-built",
+    )
 
 
-def outcome_of(case: Case, answer: Emitted | CandidateFailure, *, mode: Mode = "exact",
-               declared: DeclaredDifference | None = None) -> CaseOutcome:
+def outcome_of(
+    case: Case,
+    answer: Emitted | CandidateFailure,
+    *,
+    mode: Mode = "exact",
+    declared: DeclaredDifference | None = None,
+) -> CaseOutcome:
     """Check ``answer`` against the oracle as the harness would (statuses pass, fail, declared)."""
     expected = tuple(run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended)))
     if isinstance(answer, Emitted) and not answer.causes_known and mode == "exact":

@@ -24,8 +24,14 @@ from typing import Any
 __all__ = ["BrowserMissing", "WebDriver", "WebDriverError", "find_browser", "headless_chromium"]
 
 _CHROMIUM_ARGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--disable-dev-shm-usage",
 )
 _READY_ATTEMPTS = 300
@@ -50,15 +56,17 @@ def find_browser() -> tuple[str, str]:
     driver = shutil.which("chromedriver")
     missing = [name for name, path in (("chromium", chromium), ("chromedriver", driver)) if path is None]
     if missing or chromium is None or driver is None:
-        raise BrowserMissing(f"{' and '.join(missing)} not found on PATH "
-                             "(apt-get install -y chromium chromium-driver)")
+        raise BrowserMissing(
+            f"{' and '.join(missing)} not found on PATH (apt-get install -y chromium chromium-driver)"
+        )
     return chromium, driver
 
 
 def _request(method: str, url: str, body: dict[str, Any] | None = None) -> Any:
     data = None if body is None else json.dumps(body).encode("utf-8")
-    request = urllib.request.Request(url, data=data, method=method,
-                                     headers={"Content-Type": "application/json; charset=utf-8"})
+    request = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json; charset=utf-8"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=120) as response:
             return json.loads(response.read().decode("utf-8")).get("value")
@@ -135,14 +143,21 @@ def headless_chromium(profile: Path) -> Iterator[WebDriver]:
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     log = (profile / "chromedriver.log").open("wb")
-    process = subprocess.Popen([driver, f"--port={port}"], stdout=log, stderr=subprocess.STDOUT,
-                               env={**os.environ, "HOME": str(profile)})
+    process = subprocess.Popen(
+        [driver, f"--port={port}"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "HOME": str(profile)},
+    )
     session = None
     try:
         _wait_ready(base, process)
         options = {"binary": chromium, "args": [*_CHROMIUM_ARGS, f"--user-data-dir={profile / 'chromium'}"]}
-        capabilities = {"browserName": "chrome", "goog:chromeOptions": options,
-                        "goog:loggingPrefs": {"browser": "ALL"}}
+        capabilities = {
+            "browserName": "chrome",
+            "goog:chromeOptions": options,
+            "goog:loggingPrefs": {"browser": "ALL"},
+        }
         created = _request("POST", f"{base}/session", {"capabilities": {"alwaysMatch": capabilities}})
         session = WebDriver(base, str(created["sessionId"]))
         yield session

@@ -1,9 +1,15 @@
-"""Developer sessions: ``tests``, ``lint``, ``bench``, ``bench_harness``, ``bench_differential``.
+"""Developer sessions. ``nox`` runs ``lint``, ``typecheck`` and ``tests`` by default.
+
+* ``tests``: the README's test command (the project's own tests, Spark included); ``fast``: the tier
+  without Spark or Kafka (about a minute);
+* ``lint``: ``ruff check`` and ``ruff format --check``; ``typecheck``: mypy (strict) over the installed
+  ``kjoin`` package;
+* ``bench``, ``bench_harness``, ``bench_differential``: throughput benchmarks (arguments go to the script).
 
 Sessions run in the environment nox itself runs from (no new virtualenv per session: the dependencies
 include PySpark, and a second copy would cost minutes and hundreds of megabytes). Run nox from the project's
-venv (``.venv/bin/nox -s tests``); a session that finds the package missing there installs it with
-``pip install -e '.[dev]'`` from the package registry, and needs nothing else from the network.
+venv (``.venv/bin/nox -s tests``); a session that finds the package missing installs it with
+``pip install -e '.[dev]'`` from the package registry.
 """
 
 from __future__ import annotations
@@ -14,15 +20,18 @@ from pathlib import Path
 import nox
 
 nox.options.default_venv_backend = "none"
-nox.options.sessions = ["lint", "tests"]
+nox.options.sessions = ["lint", "typecheck", "tests"]
 
 BIN = Path(sys.executable).parent
 """The scripts folder of the environment running nox (``pytest``, ``ruff``, ``kjoin`` live there)."""
 
-TEST_COMMAND = ("pytest", "conformance", "-n", "2", "--dist", "loadgroup", "--candidate", "spark-reference")
+ROOT = Path(__file__).resolve().parent
+TEST_COMMAND = ("pytest", "tests", "-n", "2", "--dist", "loadgroup")
 """The README's test command (also what .ci/run runs)."""
+PACKAGE_FOLDERS = ("oracle", "scenarios", "conformance", "reports")
+"""The source folders that install as ``kjoin.<folder>``."""
 
-_NEEDED = ("oracle", "conformance.cli", "tabulate", "pytest", "xdist", "ruff")
+_NEEDED = ("kjoin.oracle", "kjoin.conformance.cli", "tabulate", "pytest", "xdist", "ruff", "mypy")
 
 
 def _ensure_installed(session: nox.Session) -> None:
@@ -41,10 +50,40 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def fast(session: nox.Session) -> None:
+    """The tests that need neither Spark nor a Kafka build: the oracle, the catalogue, the checker, the
+    properties, the command line and the report rendering."""
+    _ensure_installed(session)
+    session.run(str(BIN / "pytest"), "tests", "-n", "2", "-m", "not spark and not kafka", *session.posargs,
+                external=True)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
-    """``ruff check .`` with the configuration in pyproject.toml."""
+    """``ruff check`` and ``ruff format --check`` with the configuration in pyproject.toml."""
     _ensure_installed(session)
     session.run(str(BIN / "ruff"), "check", ".", *session.posargs, external=True)
+    session.run(str(BIN / "ruff"), "format", "--check", ".", external=True)
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy (strict) over ``kjoin``: the source folders are linked under their installed names first."""
+    _ensure_installed(session)
+    typecheck_tree()
+    session.run(str(BIN / "mypy"), "--config-file", str(ROOT / "pyproject.toml"), "-p", "kjoin",
+                env={"MYPYPATH": str(ROOT / ".typecheck")}, external=True)
+
+
+def typecheck_tree() -> Path:
+    """``.typecheck/kjoin/<folder>`` -> ``<folder>``: the package layout mypy needs to follow ``kjoin.*``."""
+    tree = ROOT / ".typecheck" / "kjoin"
+    tree.mkdir(parents=True, exist_ok=True)
+    for folder in PACKAGE_FOLDERS:
+        link = tree / folder
+        if not link.is_symlink():
+            link.symlink_to(ROOT / folder, target_is_directory=True)
+    return tree.parent
 
 
 @nox.session

@@ -98,3 +98,12 @@ def spark() -> Iterator[SparkSession]:
     from kjoin.conformance.harness.spark_session import start_session
 
     yield start_session("local[2]")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that needs Spark (it uses the ``spark`` fixture or runs in the Spark group), so that
+    ``-m "not spark"`` is the fast tier."""
+    for item in items:
+        grouped = any(mark.args == ("spark",) for mark in item.iter_markers("xdist_group"))
+        if grouped or "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)

@@ -187,8 +187,9 @@ def _split(rows: list[_Row], cases: Sequence[Case], has_idx: bool) -> dict[str, 
     strays = sorted(str(name) for name in by_case if name not in known)
     if strays:
         shown = ", ".join(strays[:_PROBLEMS_SHOWN]) + (" ..." if len(strays) > _PROBLEMS_SHOWN else "")
-        failure = CandidateFailure(f"output has rows for scenario_id(s) the harness did not send: {shown}")
-        return dict.fromkeys(known, failure)
+        raise CallFailed(
+            CandidateFailure(f"output has rows for scenario_id(s) the harness did not send: {shown}")
+        )
     return {case.id: _answer(case, by_case.get(case.id, []), has_idx) for case in cases}
 
 

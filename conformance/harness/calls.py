@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["CallRecord", "CallStatus", "Caller", "SessionKeeper", "Stop"]
 
 CallStatus = Literal["ok", "error", "timeout"]
+ISOLATION_CALLS = 32
+"""Calls one join kind may spend bisecting a failed call before its remaining cases all get the failure."""
 CAPTURED_LIMIT = 64 * 1024
 """Characters of a call's captured stdout/stderr kept (each)."""
 
@@ -131,24 +133,41 @@ class Caller:
 
     def answers(self, join: str, cases: Sequence[Case]) -> dict[str, Answer]:
         """The candidate's answer for every case of ``cases`` (one join kind), isolating failures."""
-        if not cases:
-            return {}
         found: dict[str, Answer] = {}
-        self._answer(join, list(cases), found)
+        if not cases:
+            return found
+        record, answers = self._call(join, list(cases))
+        if answers is not None:
+            return answers
+        self._isolate(join, list(cases), record, found)
         return found
 
-    def _answer(self, join: str, cases: list[Case], found: dict[str, Answer]) -> None:
-        record, answers = self._call(join, cases)
-        if answers is not None:
-            found.update(answers)
-            return
-        failure = CandidateFailure(record.message, "")
-        if record.status == "error" and len(cases) > 1:
-            middle = len(cases) // 2
-            self._answer(join, cases[:middle], found)
-            self._answer(join, cases[middle:], found)
-            return
-        found.update(dict.fromkeys((case.id for case in cases), failure))
+    def _isolate(self, join: str, cases: list[Case], failed: CallRecord, found: dict[str, Answer]) -> None:
+        """Bisect a failed call: run the halves, keep the answers of halves that succeed, split halves that
+        fail again. A failure both halves repeat word for word is the candidate's as a whole (not one
+        scenario's): every case gets it. At most ``ISOLATION_CALLS`` calls per join kind."""
+        pending = [(cases, failed)]
+        calls = 0
+        while pending:
+            batch, record = pending.pop()
+            if record.status != "error" or len(batch) == 1 or calls >= ISOLATION_CALLS:
+                found.update(dict.fromkeys((case.id for case in batch), CandidateFailure(record.message)))
+                continue
+            middle = len(batch) // 2
+            halves = [batch[:middle], batch[middle:]]
+            results = []
+            for half in halves:
+                calls += 1
+                results.append(self._call(join, half))
+            failures = [result for result, answers in results if answers is None]
+            if len(failures) == 2 and all(f.message == record.message for f in failures):
+                found.update(dict.fromkeys((case.id for case in batch), CandidateFailure(record.message)))
+                continue
+            for half, (result, answers) in zip(halves, results, strict=True):
+                if answers is not None:
+                    found.update(answers)
+                else:
+                    pending.append((half, result))
 
     def _call(self, join: str, cases: list[Case]) -> tuple[CallRecord, dict[str, Answer] | None]:
         from kjoin.conformance.harness.spark_session import jobs_started

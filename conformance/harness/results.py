@@ -329,7 +329,9 @@ def _output(data: Mapping[str, Any]) -> Output:
 
 
 def _dumps(value: Any, indent: int | None = None) -> str:
-    return json.dumps(value, indent=indent, ensure_ascii=False, separators=None if indent else (",", ":"))
+    """JSON text with every non-ASCII character escaped: a candidate's output may carry text that is not
+    valid UTF-8 (a lone surrogate from a Java string), and results must be writable whatever it returns."""
+    return json.dumps(value, indent=indent, ensure_ascii=True, separators=None if indent else (",", ":"))
 
 
 def write_json_atomically(path: Path, document: Any) -> None:

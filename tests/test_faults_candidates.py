@@ -1,0 +1,124 @@
+"""A candidate that breaks never takes the run down: each fault kind on real local Spark.
+
+Every fault is confined to what it breaks: a call that fails as a whole is bisected down to the scenarios
+that cause it (the rest keep their real verdicts), a hanging call is cancelled by the timeout, a stopped
+SparkSession is replaced, and what the candidate prints is captured per call. The small scenario file has
+four stream-stream cases and two stream-table cases; the faults break the stream-stream call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
+from kjoin.conformance.harness.spark_session import start_session
+from support.faulty_candidates import FAULTS, POISONED
+from support.harness_scenarios import write_scenarios
+
+pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: one worker, one SparkSession
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    yield start_session("local[2]")
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Case, ...]:
+    loaded = load_cases([write_scenarios(tmp_path_factory.mktemp("scenarios") / "small.jsonl")])
+    assert loaded.errors == ()
+    return loaded.cases
+
+
+def _run(fault: str, spark: SparkSession, cases: tuple[Case, ...], timeout: float = 300) -> HarnessRun:
+    harness = HarnessRun(FAULTS[fault](), lambda: start_session("local[2]"), timeout=timeout)
+    harness.session._spark = spark  # start from the module's session; a stopped one is replaced
+    harness.outcomes_list = harness.outcomes(cases)  # type: ignore[attr-defined]
+    return harness
+
+
+def _by_status(harness: HarnessRun) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    outcomes: list[CaseOutcome] = harness.outcomes_list  # type: ignore[attr-defined]
+    for outcome in outcomes:
+        found.setdefault(outcome.status, set()).add(outcome.case.scenario)
+    return found
+
+
+STREAM_STREAM = {"small-ss-inner", "small-ss-inner-edge", "small-ss-left-legacy", "small-ss-left-grace"}
+STREAM_TABLE = {"small-st-inner", "small-st-left"}
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ("raises", "ValueError: this candidate is broken on purpose"),
+        ("exits", "the candidate called sys.exit(0)"),
+        ("interrupts", "KeyboardInterrupt"),
+        ("not-a-frame", "run() must return a pyspark DataFrame, got list"),
+        ("wrong-type", "output column 'ts' has type string, expected long"),
+        ("stray-rows", "scenario_id(s) the harness did not send: no-such-scenario"),
+    ],
+)
+def test_a_call_that_fails_as_a_whole_fails_only_its_join_kind(
+    fault: str, message: str, spark: SparkSession, cases: tuple[Case, ...]
+) -> None:
+    harness = _run(fault, spark, cases)
+    statuses = _by_status(harness)
+    assert statuses["error"] == STREAM_STREAM
+    assert STREAM_TABLE <= statuses["pass"]
+    errors = [o for o in harness.outcomes_list if o.status == "error"]  # type: ignore[attr-defined]
+    assert all(message in o.verdict.first.detail for o in errors), errors[0].verdict.first.detail
+    assert any(call.status == "error" and message in call.message for call in harness.batches)
+
+
+@pytest.mark.parametrize("fault", ["udf-fails-for-one", "kills-worker", "bad-idx"])
+def test_a_fault_in_one_scenario_is_isolated_to_that_scenario(
+    fault: str, spark: SparkSession, cases: tuple[Case, ...]
+) -> None:
+    harness = _run(fault, spark, cases)
+    statuses = _by_status(harness)
+    assert statuses["error"] == {POISONED}, statuses
+    assert (STREAM_STREAM - {POISONED}) | STREAM_TABLE <= statuses["pass"]
+
+
+def test_a_candidate_that_stops_spark_gets_a_new_session_for_the_next_call(
+    spark: SparkSession, cases: tuple[Case, ...]
+) -> None:
+    harness = _run("stops-spark", spark, cases)
+    statuses = _by_status(harness)
+    assert statuses["error"] == STREAM_STREAM and STREAM_TABLE <= statuses["pass"]
+    assert harness.session.restarts >= 1
+
+
+def test_a_call_that_never_returns_is_cancelled_by_the_timeout(
+    spark: SparkSession, cases: tuple[Case, ...]
+) -> None:
+    harness = _run("hangs", spark, cases, timeout=20)
+    statuses = _by_status(harness)
+    assert statuses["error"] == STREAM_STREAM and STREAM_TABLE <= statuses["pass"]
+    [timed_out] = [call for call in harness.batches if call.status == "timeout"]
+    assert "did not finish within 20 s" in timed_out.message
+    error = next(o for o in harness.outcomes_list if o.status == "error")  # type: ignore[attr-defined]
+    assert "timeout" in error.verdict.first.detail
+
+
+def test_what_a_candidate_prints_is_captured_per_call(
+    spark: SparkSession, cases: tuple[Case, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    harness = _run("prints", spark, cases)
+    assert set(_by_status(harness)) == {"pass"}
+    stream_stream = next(call for call in harness.batches if call.join == "stream-stream")
+    assert stream_stream.stdout == "candidate says hello on stdout\n"
+    assert stream_stream.stderr == "candidate complains on stderr\n"
+    captured = capsys.readouterr()
+    assert "candidate says hello" not in captured.out + captured.err
+
+
+def test_faults_cover_twelve_kinds() -> None:
+    assert len(FAULTS) >= 12

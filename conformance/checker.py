@@ -212,7 +212,8 @@ def _content_divergences(
         Divergence("missing-output", expected=o, at=_at(o, None), detail=_missing(o, names)) for o in missing
     ]
     found += [
-        Divergence("unexpected-output", actual=o, at=_at(None, o), detail=_unexpected(o, names)) for o in extra
+        Divergence("unexpected-output", actual=o, at=_at(None, o), detail=_unexpected(o, names))
+        for o in extra
     ]
     return found
 

@@ -27,22 +27,55 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("kjoin", "Kafka Streams join conformance")
-    group.addoption("--candidate", dest="kjoin_candidate", metavar="NAME", default=None,
-                    help="check this candidate: module:attr or a kjoin.candidates name (env KJOIN_CANDIDATE)")
-    group.addoption("--spark-master", dest="kjoin_spark_master", metavar="URL", default=None,
-                    help="Spark master for the candidate (default: env KJOIN_SPARK_MASTER, else local[*])")
-    group.addoption("--kafka", dest="kjoin_kafka", metavar="VERSION", default=None,
-                    help="check every scenario as this Kafka version (default: each scenario's own versions)")
-    group.addoption("--kjoin-equivalence", dest="kjoin_equivalence", default="auto",
-                    help="auto (exact if the candidate reports idx, else multiset), exact, key-order, "
-                    "multiset or table")
-    group.addoption("--kjoin-results", dest="kjoin_results", metavar="FILE", default=None,
-                    help="write the run's results as JSON (schema kjoin-results)")
-    group.addoption("--kjoin-scenarios", dest="kjoin_scenarios", metavar="PATH", action="append",
-                    default=None, help="scenario files or folders to use instead of the bundled catalogue")
-    group.addoption("--kjoin-report", dest="kjoin_report", metavar="DIR", default=None,
-                    help="write the run's HTML report into DIR (results in DIR/results.json unless "
-                    "--kjoin-results)")
+    group.addoption(
+        "--candidate",
+        dest="kjoin_candidate",
+        metavar="NAME",
+        default=None,
+        help="check this candidate: module:attr or a kjoin.candidates name (env KJOIN_CANDIDATE)",
+    )
+    group.addoption(
+        "--spark-master",
+        dest="kjoin_spark_master",
+        metavar="URL",
+        default=None,
+        help="Spark master for the candidate (default: env KJOIN_SPARK_MASTER, else local[*])",
+    )
+    group.addoption(
+        "--kafka",
+        dest="kjoin_kafka",
+        metavar="VERSION",
+        default=None,
+        help="check every scenario as this Kafka version (default: each scenario's own versions)",
+    )
+    group.addoption(
+        "--kjoin-equivalence",
+        dest="kjoin_equivalence",
+        default="auto",
+        help="auto (exact if the candidate reports idx, else multiset), exact, key-order, multiset or table",
+    )
+    group.addoption(
+        "--kjoin-results",
+        dest="kjoin_results",
+        metavar="FILE",
+        default=None,
+        help="write the run's results as JSON (schema kjoin-results)",
+    )
+    group.addoption(
+        "--kjoin-scenarios",
+        dest="kjoin_scenarios",
+        metavar="PATH",
+        action="append",
+        default=None,
+        help="scenario files or folders to use instead of the bundled catalogue",
+    )
+    group.addoption(
+        "--kjoin-report",
+        dest="kjoin_report",
+        metavar="DIR",
+        default=None,
+        help="write the run's HTML report into DIR (results in DIR/results.json unless --kjoin-results)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

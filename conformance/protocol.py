@@ -150,7 +150,8 @@ def load_candidate(name: str) -> Candidate:
     if not _looks_like_candidate(obj) and callable(obj):
         obj = _call_factory(name, obj)
     validate_candidate(name, obj)
-    return obj
+    candidate: Candidate = obj
+    return candidate
 
 
 def _call_factory(name: str, factory: Callable[[], Any]) -> Any:

@@ -349,7 +349,7 @@ def join_histories(
         key = None if null_keys and draw(_RARELY) else draw(side_keys[side])
         is_null = null_values and draw(_RARELY)
         foreign = draw(foreign_keys) if join == "fk" and side == "left" and not is_null else None
-        return _Step(side, key, is_null, foreign or "", draw(offsets))
+        return _Step(side, key, is_null, "" if foreign is None else str(foreign), draw(offsets))
 
     return st.lists(_step(), min_size=min_size, max_size=max_size).map(lambda steps: _fold(join, steps))
 
@@ -422,12 +422,20 @@ def join_scenarios(
     _check_choices("stores", stores, STORE_KINDS)
     max_jump = max(2 * max_difference + max_grace + 1, 3)
     with_null_keys = {
-        flag: join_histories(join, min_size=min_size, max_size=max_size, max_keys=max_keys, null_keys=flag,
-                             max_back=max_jump, max_jump=max_jump)
+        flag: join_histories(
+            join,
+            min_size=min_size,
+            max_size=max_size,
+            max_keys=max_keys,
+            null_keys=flag,
+            max_back=max_jump,
+            max_jump=max_jump,
+        )
         for flag in (False, True)
     }
-    join_window = join_windows(max_difference=max_difference, max_grace=max_grace,
-                               with_grace=behaviour.join_windows_have_grace)
+    join_window = join_windows(
+        max_difference=max_difference, max_grace=max_grace, with_grace=behaviour.join_windows_have_grace
+    )
     kinds = [kind for kind in stores if kind == "rocksdb" or behaviour.stream_joins_can_use_in_memory_stores]
     store_kinds = st.sampled_from(kinds or list(stores))
     versioned_sides: tuple[Side, ...] = ("right",) if join == "stream-table" else SIDES

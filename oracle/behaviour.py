@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 __all__ = ["BUG_FLAGS", "ERAS", "Behaviour", "UnknownVersionError", "behaviour_for", "parse_version"]
 
@@ -256,7 +257,8 @@ def behaviour_for(version: str, *, intended: bool = False) -> Behaviour:
         raise UnknownVersionError(f"Kafka version {version!r} is newer than the era table knows (up to 4.1)")
     behaviour = next(ERAS[first] for first in sorted(ERAS, reverse=True) if first <= _padded(wanted, first))
     if intended:
-        behaviour = replace(behaviour, **{flag: False for flag in BUG_FLAGS})
+        off: dict[str, Any] = dict.fromkeys(BUG_FLAGS, False)
+        behaviour = replace(behaviour, **off)
     return behaviour
 
 

@@ -36,7 +36,14 @@ class _Processor:
     store it probes (``None`` if it never probes), its window bounds and whether it is outer."""
 
     __slots__ = (
-        "is_left", "join_after", "join_before", "other_side", "other_store", "outer", "own_store", "side"
+        "is_left",
+        "join_after",
+        "join_before",
+        "other_side",
+        "other_store",
+        "outer",
+        "own_store",
+        "side",
     )
 
     def __init__(

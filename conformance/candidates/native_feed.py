@@ -58,7 +58,7 @@ class _StepReader(DataSourceStreamReader):
         return {"step": min(len(self.steps), start["step"] + 1)}
 
     def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
-        rows = [row for step in self.steps[start["step"]:end["step"]] for row in step]
+        rows = [row for step in self.steps[start["step"] : end["step"]] for row in step]
         return [_StepPartition(rows)] if rows else []
 
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:

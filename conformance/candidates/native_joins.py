@@ -86,8 +86,10 @@ def stream_stream_join(spark: SparkSession, inputs: DataFrame, specs: DataFrame)
     left = _side(stream, "left", "l_").withWatermark("l_ets", delay)
     right = _side(stream, "right", "r_").withWatermark("r_ets", delay)
     left = left.join(windows.withColumnsRenamed({"scenario_id": "l_scenario_id"}), "l_scenario_id")
-    right = right.join(windows.select(F.col("scenario_id").alias("r_scenario_id"),
-                                      F.col("variant").alias("r_variant")), "r_scenario_id")
+    right = right.join(
+        windows.select(F.col("scenario_id").alias("r_scenario_id"), F.col("variant").alias("r_variant")),
+        "r_scenario_id",
+    )
     slack = F.expr(f"INTERVAL {GENEROUS_DELAY_MS // 1000} SECONDS")
     condition: Column = (
         (F.col("l_scenario_id") == F.col("r_scenario_id"))
@@ -97,8 +99,9 @@ def stream_stream_join(spark: SparkSession, inputs: DataFrame, specs: DataFrame)
     )
     variants = sorted({row.variant for row in specs.select("variant").distinct().collect()})
     joined = [
-        left.where(F.col("variant") == variant)
-        .join(right.where(F.col("r_variant") == variant), condition, _SPARK_JOIN_TYPES[variant])
+        left.where(F.col("variant") == variant).join(
+            right.where(F.col("r_variant") == variant), condition, _SPARK_JOIN_TYPES[variant]
+        )
         for variant in variants
     ]
     union = joined[0]
@@ -122,8 +125,13 @@ def stream_table_join(spark: SparkSession, inputs: DataFrame, specs: DataFrame) 
     versions = (
         updates.withColumn("valid_to", later)
         .where(F.col("value").isNotNull())
-        .select(F.col("scenario_id").alias("t_scenario_id"), F.col("key").alias("t_key"),
-                F.col("value").alias("t_value"), F.col("idx").alias("valid_from"), "valid_to")
+        .select(
+            F.col("scenario_id").alias("t_scenario_id"),
+            F.col("key").alias("t_key"),
+            F.col("value").alias("t_value"),
+            F.col("idx").alias("valid_from"),
+            "valid_to",
+        )
     )
     stream = stepped_stream(spark, inputs.where(F.col("side") == "left"))
     records = stream.where(F.col("value").isNotNull()).join(
@@ -144,7 +152,11 @@ def stream_table_join(spark: SparkSession, inputs: DataFrame, specs: DataFrame) 
     for frame in joined[1:]:
         union = union.unionByName(frame)
     output = union.select(
-        "scenario_id", "key", F.col("value").alias("left"), F.col("t_value").alias("right"),
-        F.lit(False).alias("tombstone"), "ts",
+        "scenario_id",
+        "key",
+        F.col("value").alias("left"),
+        F.col("t_value").alias("right"),
+        F.lit(False).alias("tombstone"),
+        "ts",
     )
     return _run_to_frame(spark, output)

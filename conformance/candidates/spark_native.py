@@ -71,11 +71,13 @@ DECLARED: tuple[DeclaredDifference, ...] = (
     DeclaredDifference("trunk-KStreamKStreamOuterJoinTest-testOuterJoinDuplicates", OPEN_AT_END, strict=True),
     DeclaredDifference("trunk-KStreamKStreamOuterJoinTest-testGracePeriod", OPEN_AT_END, strict=True),
     DeclaredDifference(
-        "trunk-KStreamKStreamOuterJoinTest-testEmitAllNonJoinedResultsForAsymmetricWindow", OPEN_AT_END,
+        "trunk-KStreamKStreamOuterJoinTest-testEmitAllNonJoinedResultsForAsymmetricWindow",
+        OPEN_AT_END,
         strict=True,
     ),
     DeclaredDifference(
-        "trunk-KStreamKStreamLeftJoinTest-testLeftJoinedRecordsWithZeroAfterAreEmitted", LATE_RECORDS,
+        "trunk-KStreamKStreamLeftJoinTest-testLeftJoinedRecordsWithZeroAfterAreEmitted",
+        LATE_RECORDS,
         strict=True,
     ),
     DeclaredDifference("trunk-StreamStreamJoinIntegrationTest-testOuter", NULL_KEY_MATCH, strict=True),

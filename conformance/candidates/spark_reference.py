@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 
-from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.conformance.candidates.reference.dispatch import run_reference
+from kjoin.conformance.protocol import Claim, DeclaredDifference
 
 __all__ = ["CLAIM", "SparkReference", "candidate"]
 

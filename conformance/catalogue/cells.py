@@ -161,7 +161,7 @@ def parse_input(text: str, *, allow_colon: bool, location: str = "input") -> tup
             raise CellError(where, "side", side, "is not left or right")
         key = _key(key_text, where, "key")
         value = _value(value_text, where, "value", allow_colon=allow_colon)
-        records.append(Record(side=side, key=key, value=value, ts=int(ts_text)))  # type: ignore[arg-type]
+        records.append(Record(side=side, key=key, value=value, ts=int(ts_text)))
     if not records:
         raise CellError(location, "rows", text, "has no input rows")
     return tuple(records)

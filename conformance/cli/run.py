@@ -121,8 +121,8 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
     except CandidateLoadError as error:
         raise UsageError(f"run: --candidate: {error}") from error
     loaded = load_cases(args.scenarios, kafka=args.kafka)
-    for error in loaded.errors:
-        streams.stderr.write(f"kjoin: run: {error}\n")
+    for problem in loaded.errors:
+        streams.stderr.write(f"kjoin: run: {problem}\n")
     if not loaded.cases:
         streams.stderr.write("kjoin: run: no valid scenarios to run\n")
         return EXIT_USAGE

@@ -36,7 +36,7 @@ from kjoin.conformance.harness.outcomes import kafka_outputs
 from kjoin.conformance.protocol import Claim
 from kjoin.conformance.strategies import JOIN_VARIANTS, join_scenarios
 from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for
-from kjoin.oracle.records import JOIN_KINDS, JoinKind, JoinSpec, Record, Variant
+from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, JoinKind, JoinSpec, Record, Variant
 
 __all__ = [
     "JOIN_ABBREVIATIONS",
@@ -170,7 +170,7 @@ def generate_cases(
         min_size=max(1, profile.max_size // 2),
         max_size=profile.max_size,
         max_keys=profile.max_keys,
-        stores=sorted(claim.stores),
+        stores=[store for store in STORE_KINDS if store in claim.stores],
         versioned=claim.versioned,
         stream_table_grace=claim.stream_table_grace,
     )

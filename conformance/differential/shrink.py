@@ -264,8 +264,7 @@ def _record_changes(case: Case) -> Iterator[_Change]:
     yield _Change("ts", _ranked)
     first = {prefix: f"{prefix}1" for prefix in ("k", "p", "f")}
     for key in sorted({r.key for r in records if isinstance(r.key, str)} - set(first.values())):
-        mapping = {key: first.get(key[:1], key)}
-        yield _Change(f"key {key}", lambda c, mapping=mapping: replace(c, records=_rename_keys(c, mapping)))
+        yield _Change(f"key {key}", partial(_with_keys_renamed, {key: first.get(key[:1], key)}))
     yield _Change("names", _renamed)
 
 
@@ -320,6 +319,10 @@ def _label(case: Case, record: Record, index: int) -> str:
     label = f"{record.side[0].upper()}{index}"
     foreign = _foreign_key(case, record)
     return label if foreign is None else f"{foreign}:{label}"
+
+
+def _with_keys_renamed(mapping: dict[str, str], case: Case) -> Case:
+    return replace(case, records=_rename_keys(case, mapping))
 
 
 def _rename_keys(case: Case, mapping: dict[str, str]) -> tuple[Record, ...]:

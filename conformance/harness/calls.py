@@ -106,7 +106,7 @@ class _Capture(io.TextIOBase):
 
     def write(self, text: str) -> int:
         if threading.current_thread() is not self.owner:
-            return self.passthrough.write(text)
+            return int(self.passthrough.write(text))
         if self.size < CAPTURED_LIMIT:
             self.parts.append(text[: CAPTURED_LIMIT - self.size])
             self.size += len(self.parts[-1])
@@ -193,7 +193,7 @@ class Caller:
         worker = threading.Thread(target=work, name=group, daemon=True)
         out, err = _Capture(worker, sys.stdout), _Capture(worker, sys.stderr)
         jobs_before, started = jobs_started(spark), time.perf_counter()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # type: ignore[type-var]
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             worker.start()
             try:
                 worker.join(self.timeout)

@@ -128,9 +128,8 @@ def stream_times(case: Case) -> list[int | None] | None:
         if isinstance(outer, Mapping):
             value = outer["stream_time"]
         else:
-            observed = [
-                store["observed_time"] for store in (state["left_store"], state["right_store"]) if store
-            ]
+            stores = [state["left_store"], state["right_store"]]
+            observed = [store["observed_time"] for store in stores if isinstance(store, Mapping)]
             value = max(observed, default=-1)
         times.append(None if value == -1 else value)
     return times

@@ -138,7 +138,7 @@ def build_items(
         items.append(CatalogueErrorsItem.from_parent(anchor, name="scenario-load-errors", errors=errors))
     for source in sources.values():
         # report the collectors like pytest's own, so "collected N items" and collect-only counts include them
-        result = [item for item in items if item.parent is source]
+        result: list[pytest.Item | pytest.Collector] = [item for item in items if item.parent is source]
         config.hook.pytest_collectreport(report=pytest.CollectReport(source.nodeid, "passed", None, result))
     return items
 

@@ -421,7 +421,7 @@ def load_results(path: Path) -> dict[str, Any]:
     except (json.JSONDecodeError, RecursionError) as error:
         raise ResultsError(f"{path}: not a JSON document ({error})") from error
     check_document(document, str(path))
-    return document
+    return dict(document)
 
 
 def _from_journal(journal: Path) -> dict[str, Any]:
@@ -455,7 +455,16 @@ def _from_journal(journal: Path) -> dict[str, Any]:
     return document
 
 
-_CASE_FIELDS = {
+_DOCUMENT_FIELDS: dict[str, type] = {
+    "complete": bool,
+    "run": dict,
+    "candidate": dict,
+    "summary": dict,
+    "verdicts": list,
+    "cases": list,
+    "calls": list,
+}
+_CASE_FIELDS: dict[str, type] = {
     "id": str,
     "scenario": str,
     "variant": str,
@@ -479,15 +488,7 @@ def check_document(document: Any, where: str) -> None:
             f"{where}: results version {document.get('version')!r} is not supported (this kjoin reads "
             f"version {VERSION}; re-run the candidate to get a current file)"
         )
-    for name, kind in (
-        ("complete", bool),
-        ("run", dict),
-        ("candidate", dict),
-        ("summary", dict),
-        ("verdicts", list),
-        ("cases", list),
-        ("calls", list),
-    ):
+    for name, kind in _DOCUMENT_FIELDS.items():
         if not isinstance(document.get(name), kind):
             raise ResultsError(f"{where}: field {name!r} must be a {kind.__name__}")
     statuses = set(STATUS_MEANINGS)

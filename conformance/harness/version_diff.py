@@ -81,11 +81,13 @@ def version_diff(
         if ids and not any(fnmatch.fnmatchcase(case.scenario, pattern) for pattern in ids):
             continue
         chosen[case.scenario].setdefault((case.variant, case.intended), case)
-    scenarios = []
+    scenarios: list[dict[str, Any]] = []
+    variant_lists: list[list[dict[str, Any]]] = []
     for done, scenario in enumerate(sorted(chosen), start=1):
         variants = chosen[scenario]
         order = sorted(variants, key=lambda key: (VARIANTS.index(key[0]), key[1]))
         first = variants[order[0]]
+        variant_lists.append([_variant(variants[key], older, newer) for key in order])
         scenarios.append(
             {
                 "scenario": scenario,
@@ -96,14 +98,15 @@ def version_diff(
                 "records": [
                     {"side": r.side, "key": r.key, "value": r.value, "ts": r.ts} for r in first.records
                 ],
-                "variants": [_variant(variants[key], older, newer) for key in order],
+                "variants": variant_lists[-1],
             }
         )
         if progress is not None:
             progress(done, len(chosen))
-    statuses = [variant["status"] for s in scenarios for variant in s["variants"]]
-    differ = sum(1 for s in scenarios if any(v["status"] == "differs" for v in s["variants"]))
-    same = sum(1 for s in scenarios if all(v["status"] == "same" for v in s["variants"]))
+    per_scenario = [[variant["status"] for variant in diff] for diff in variant_lists]
+    statuses = [status for found in per_scenario for status in found]
+    differ = sum(1 for found in per_scenario if "differs" in found)
+    same = sum(1 for found in per_scenario if all(status == "same" for status in found))
     return {
         "schema": SCHEMA,
         "version": VERSION,

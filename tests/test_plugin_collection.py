@@ -65,4 +65,4 @@ def test_kjoin_run_exits_2_when_no_scenario_file_can_be_read(tmp_path: Path) -> 
     missing = tmp_path / "missing.jsonl"
     argv = ["run", "--candidate", "spark-native", "--scenarios", str(missing)]
     assert main(argv, stdout=stdout, stderr=stderr) == 2
-    assert f"{missing}: no such file or folder" in stderr.getvalue()
+    assert f"{missing} [?] field (path): does not exist" in stderr.getvalue()

@@ -155,13 +155,24 @@ class Progress:
             self._last_line = now
             self._line()
 
-    def _line(self) -> None:
+    def note(self, text: str) -> None:
+        """A status beside the counts (e.g. the Spark tasks of the candidate call under way)."""
+        if self._bar is not None:
+            self._bar.set_postfix_str(text, refresh=True)
+            return
+        now = time.monotonic()
+        if now - self._last_line >= self.interval:
+            self._last_line = now
+            self._line(text)
+
+    def _line(self, note: str = "") -> None:
         elapsed = time.monotonic() - self.started
         left = ""
         if 0 < self.done < self.total:
             left = f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
+        extra = f" ({note})" if note else ""
         self.stream.write(
-            f"{self.label}: {self.done}/{self.total} {self.unit}, {_duration(elapsed)} elapsed{left}\n"
+            f"{self.label}: {self.done}/{self.total} {self.unit}, {_duration(elapsed)} elapsed{left}{extra}\n"
         )
         self.stream.flush()
 

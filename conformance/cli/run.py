@@ -34,6 +34,7 @@ from kjoin.conformance.cli.common import (
     worst,
 )
 from kjoin.conformance.harness.batching import Stop
+from kjoin.conformance.harness.calls import CallProgress
 from kjoin.conformance.harness.outcomes import EQUIVALENCES, CaseOutcome, HarnessRun
 from kjoin.conformance.harness.results import ResultsJournal, candidate_json, case_result, run_metadata
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
@@ -188,13 +189,20 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
 
 
 def _checked(harness: HarnessRun, cases: tuple[Case, ...], streams: Streams) -> Iterator[CaseOutcome]:
-    """Every case's outcome, join kind by join kind, with progress on stderr."""
+    """Every case's outcome, join kind by join kind, with progress on stderr (while the candidate's call
+    runs: its Spark tasks)."""
     harness.register(cases)
     for join in JOIN_KINDS:
         batch = [case for case in cases if case.join == join]
         if not batch:
             continue
         with Progress(streams.stderr, f"{join}", len(batch)) as progress:
+
+            def waiting(call: CallProgress, progress: Progress = progress) -> None:
+                tasks = f", Spark tasks {call.tasks_done}/{call.tasks_total}" if call.tasks_total else ""
+                progress.note(f"candidate call on {call.cases} cases{tasks}, {call.seconds:.0f} s")
+
+            harness.watch(waiting)
             for case in batch:
                 yield harness.outcome(case)
                 progress.advance()

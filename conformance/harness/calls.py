@@ -27,19 +27,46 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import CandidateFailure
-from kjoin.conformance.harness.batching import Answer, CallFailed, Stop, run_batch
+from kjoin.conformance.harness.batching import Answer, CallFailed, run_batch
 from kjoin.conformance.protocol import Candidate
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["CallRecord", "CallStatus", "Caller", "SessionKeeper", "Stop"]
+__all__ = ["CallProgress", "CallRecord", "CallStatus", "Caller", "SessionKeeper", "tasks_of"]
 
 CallStatus = Literal["ok", "error", "timeout"]
 ISOLATION_CALLS = 32
 """Calls one join kind may spend bisecting a failed call before its remaining cases all get the failure."""
 CAPTURED_LIMIT = 64 * 1024
 """Characters of a call's captured stdout/stderr kept (each)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallProgress:
+    """How a candidate call goes: its join kind and cases, Spark tasks done and known so far, seconds."""
+
+    join: str
+    cases: int
+    tasks_done: int
+    tasks_total: int
+    seconds: float
+
+
+def tasks_of(spark: SparkSession, group: str) -> tuple[int, int]:
+    """Tasks completed and tasks known in the Spark jobs of job group ``group`` (0, 0 if unknown)."""
+    try:
+        tracker = spark.sparkContext.statusTracker()
+        done = total = 0
+        for job_id in tracker.getJobIdsForGroup(group):
+            job = tracker.getJobInfo(job_id)
+            for stage_id in job.stageIds if job is not None else ():
+                stage = tracker.getStageInfo(stage_id)
+                if stage is not None:
+                    done, total = done + stage.numCompletedTasks, total + stage.numTasks
+        return done, total
+    except Exception:  # progress is diagnostics only: a py4j hiccup means "not known now"
+        return 0, 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +156,7 @@ class Caller:
     timeout: float | None = None
     records: list[CallRecord] = field(default_factory=list)
     on_call: Callable[[dict[str, Any]], None] | None = None
+    on_wait: Callable[[CallProgress], None] | None = None
     _calls: int = 0
 
     def answers(self, join: str, cases: Sequence[Case]) -> dict[str, Answer]:
@@ -196,7 +224,7 @@ class Caller:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             worker.start()
             try:
-                worker.join(self.timeout)
+                self._wait(worker, spark, group, join, len(cases), started)
             except BaseException:  # Ctrl-C or SIGTERM while the candidate runs: cancel its Spark jobs first
                 spark.sparkContext.cancelJobGroup(group)
                 raise
@@ -224,6 +252,20 @@ class Caller:
         record = CallRecord(join, len(cases), "ok", "", out.text(), err.text(), seconds, jobs)
         self._keep(record)
         return record, outcome["answers"]
+
+    def _wait(
+        self, worker: threading.Thread, spark: SparkSession, group: str, join: str, cases: int, started: float
+    ) -> None:
+        """Wait for the call (at most ``timeout``), telling ``on_wait`` each second how its Spark tasks go."""
+        deadline = None if self.timeout is None else started + self.timeout
+        while worker.is_alive():
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline:
+                return
+            worker.join(1.0 if deadline is None else min(1.0, deadline - now))
+            if self.on_wait is not None and worker.is_alive():
+                done, total = tasks_of(spark, group)
+                self.on_wait(CallProgress(join, cases, done, total, time.perf_counter() - started))
 
     def _keep(self, record: CallRecord) -> None:
         self.records.append(record)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, Verdict, check
 from kjoin.conformance.harness.batching import Answer
-from kjoin.conformance.harness.calls import Caller, CallRecord, SessionKeeper
+from kjoin.conformance.harness.calls import Caller, CallProgress, CallRecord, SessionKeeper
 from kjoin.conformance.harness.claims import declared_difference_for, unclaimed_because
 from kjoin.conformance.protocol import Candidate, DeclaredDifference
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
@@ -122,6 +122,11 @@ class HarnessRun:
     def spark(self) -> SparkSession:
         """The run's SparkSession, started on first use."""
         return self.session.get()
+
+    def watch(self, on_wait: Callable[[CallProgress], None] | None) -> None:
+        """Call ``on_wait`` about once a second while a candidate call runs (progress of its Spark tasks)."""
+        assert self._caller is not None
+        self._caller.on_wait = on_wait
 
     @property
     def batches(self) -> list[CallRecord]:

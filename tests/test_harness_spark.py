@@ -19,6 +19,7 @@ from kjoin.conformance.cli import main
 from kjoin.conformance.harness.batching import CallFailed, OutputSchemaError, run_batch, validated_output
 from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun, status_of
 from kjoin.conformance.harness.spark_session import jobs_started, start_session
+from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import Candidate
 from support import fixture_candidates
 from support.harness_scenarios import write_scenarios
@@ -137,12 +138,14 @@ def native_outcomes(spark: SparkSession, cases: tuple[Case, ...]) -> dict[str, C
 
 def test_spark_native_agrees_where_spark_and_kafka_agree(native_outcomes: dict[str, CaseOutcome]) -> None:
     for scenario in ("small-ss-inner", "small-ss-inner-edge", "small-st-inner", "small-st-left"):
-        assert native_outcomes[scenario].status == "pass", scenario
+        outcome = native_outcomes[scenario]
+        assert outcome.status == "pass", render_outcome(outcome)
 
 
 def test_spark_native_shows_its_declared_differences(native_outcomes: dict[str, CaseOutcome]) -> None:
     legacy = native_outcomes["small-ss-left-legacy"]
-    assert legacy.status == "declared" and legacy.declared is not None and "eager" in legacy.declared.reason
+    assert legacy.status == "declared", render_outcome(legacy)
+    assert legacy.declared is not None and "eager" in legacy.declared.reason
     assert [d.kind for d in legacy.verdict.divergences] == ["missing-output"]  # type: ignore[union-attr]
     grace = native_outcomes["small-ss-left-grace"]
     assert grace.status == "declared"
@@ -154,6 +157,7 @@ def test_spark_native_fails_a_difference_that_is_not_declared(
     native_outcomes: dict[str, CaseOutcome],
 ) -> None:
     legacy = native_outcomes["small-ss-left-legacy"]
+    assert legacy.status == "declared", render_outcome(legacy)  # a Spark failure shows its real cause here
     assert legacy.verdict is not None and legacy.answer is not None and legacy.declared is not None
     assert status_of(legacy.verdict, legacy.answer, None) == "fail"
     strict = replace(legacy.declared, strict=True)

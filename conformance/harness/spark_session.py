@@ -65,6 +65,12 @@ def start_session(master: str | None = None, *, app_name: str = "kjoin-conforman
         .config("spark.ui.retainedJobs", "100000")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_log_config()}")
+        # sized for a busy 2-core machine: a Python worker may take long to connect back and authenticate
+        .config("spark.python.authenticate.socketTimeout", "120s")
+        .config("spark.network.timeout", "600s")
+        # a crashed Python worker reports its Python traceback instead of only "worker exited"
+        .config("spark.python.worker.faulthandler.enabled", "true")
+        .config("spark.sql.execution.pyspark.udf.faulthandler.enabled", "true")
     )
     if resolved.startswith("local"):
         # The catalogue is small: a few shuffle partitions keep each Spark job short on a laptop.

@@ -138,13 +138,33 @@ class Behaviour:
     (and retracts its old subscription); before, such rows are skipped. spec FK-5."""
 
     fk_left_join_repeats_results: bool
-    """BUG KAFKA-16394, 3.7+: a left FK join sends ``DELETE_KEY_AND_PROPAGATE`` for the old foreign key on
-    every change, so a foreign-key change emits an extra ``[left, null]`` before the new result and a
-    left delete emits its tombstone twice. Intended: one result per change. spec FK-5, FK-12,
-    golden README."""
+    """BUG KAFKA-16394, 3.7.0-3.9.0 and 4.0.0 (fixed in 3.9.1, 4.0.1, 4.1.0): a left FK join sends
+    ``DELETE_KEY_AND_PROPAGATE`` for the old foreign key on every change, so a foreign-key change emits an
+    extra ``[left, null]`` before the new result and a left delete emits its tombstone twice. Intended: one
+    result per change. spec FK-5, FK-12; golden ``fk-left-000003@4.0.2`` (fixed) vs ``@3.9`` (bug)."""
+
+    fk_inner_join_skips_null_foreign_key_changes: bool
+    """BUG KAFKA-16407 and KAFKA-16434, 2.4-3.9.0 and 4.0.0 (fixed in 3.9.1, 4.0.1, 4.1.0): an inner FK join
+    skips a left update whose old or new foreign key is null: a change from a null foreign key never
+    subscribes, and a change to a null foreign key keeps the old result. Intended (and fixed): the first
+    subscribes (``PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE``), the second retracts the old subscription with
+    ``DELETE_KEY_AND_PROPAGATE`` (a tombstone). spec FK-4, FK-13."""
+
+    fk_inner_join_tombstones_unchanged_foreign_keys: bool
+    """2.4-3.9.0 and 4.0.0: an inner FK join answers a left update that keeps its foreign key with
+    ``PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE``, so an update whose foreign key has no right value emits a
+    tombstone every time; from 3.9.1, 4.0.1 and 4.1.0 (the KAFKA-16407 fix) it answers only a join
+    (``PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE``). spec FK-4, FK-13; golden ``fk-inner-000001@4.3.1`` (no
+    tombstone at ts 80) vs ``@3.9``."""
 
 
-BUG_FLAGS: frozenset[str] = frozenset({"outer_join_min_time_is_last_visited", "fk_left_join_repeats_results"})
+BUG_FLAGS: frozenset[str] = frozenset(
+    {
+        "outer_join_min_time_is_last_visited",
+        "fk_left_join_repeats_results",
+        "fk_inner_join_skips_null_foreign_key_changes",
+    }
+)
 """Flags that model Kafka bugs; ``intended=True`` turns them off."""
 
 
@@ -175,6 +195,8 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         has_foreign_key_join=False,
         fk_left_join_keeps_null_foreign_keys=False,
         fk_left_join_repeats_results=False,
+        fk_inner_join_skips_null_foreign_key_changes=True,
+        fk_inner_join_tombstones_unchanged_foreign_keys=True,
     )
     v0101 = replace(old, era="0.10.1", null_key_fails_left_stream_join=False)
     kip77 = replace(
@@ -209,6 +231,16 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         outer_join_closes_each_side_by_its_own_bound=True,
         outer_join_min_time_is_last_visited=True,
     )
+    # The foreign-key fixes of KAFKA-16394/16407/16434 shipped in 3.9.1 and 4.0.1 (and 4.1.0), after 4.0.0 was
+    # released without them: version order is not release order, so 4.0.0 has an era of its own.
+    fk_fixed = {
+        "fk_left_join_repeats_results": False,
+        "fk_inner_join_skips_null_foreign_key_changes": False,
+        "fk_inner_join_tombstones_unchanged_foreign_keys": False,
+    }
+    v391 = replace(v38, era="3.9.1", **fk_fixed)  # type: ignore[arg-type]
+    v400 = replace(v38, era="4.0.0")
+    v401 = replace(v391, era="4.0.1")
     return {
         (0, 10, 0): old,
         (0, 10, 1): v0101,
@@ -224,14 +256,18 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         (3, 6): v36,
         (3, 7): v37,
         (3, 8): v38,
+        (3, 9, 1): v391,
+        (4, 0, 0): v400,
+        (4, 0, 1): v401,
     }
 
 
 ERAS: dict[tuple[int, ...], Behaviour] = _eras()
 """First version of each era -> its behaviour. A version belongs to the latest era not after it."""
 
-NEWEST_KNOWN = (4, 1)
-"""Versions after this are refused: their semantics have not been checked against Kafka's source."""
+NEWEST_KNOWN = (4, 3)
+"""Versions after this minor line are refused: their semantics have not been checked against real Kafka
+(``kjoin verify``) and its source."""
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 
@@ -254,7 +290,10 @@ def behaviour_for(version: str, *, intended: bool = False) -> Behaviour:
     if wanted < (0, 10, 0):
         raise UnknownVersionError(f"Kafka Streams has no joins before 0.10.0 (got {version!r})")
     if wanted[:2] > NEWEST_KNOWN:
-        raise UnknownVersionError(f"Kafka version {version!r} is newer than the era table knows (up to 4.1)")
+        newest = ".".join(map(str, NEWEST_KNOWN))
+        raise UnknownVersionError(
+            f"Kafka version {version!r} is newer than the era table knows (up to {newest})"
+        )
     behaviour = next(ERAS[first] for first in sorted(ERAS, reverse=True) if first <= _padded(wanted, first))
     if intended:
         off: dict[str, Any] = dict.fromkeys(BUG_FLAGS, False)
@@ -300,6 +339,8 @@ FLAG_JOINS: dict[str, frozenset[str]] = {
     "has_foreign_key_join": frozenset({_FK}),
     "fk_left_join_keeps_null_foreign_keys": frozenset({_FK}),
     "fk_left_join_repeats_results": frozenset({_FK}),
+    "fk_inner_join_skips_null_foreign_key_changes": frozenset({_FK}),
+    "fk_inner_join_tombstones_unchanged_foreign_keys": frozenset({_FK}),
 }
 """The join kinds whose outputs each flag can change (reports name only the flags that apply)."""
 

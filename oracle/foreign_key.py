@@ -97,10 +97,17 @@ class ForeignKeyJoin:
         self._extractor = spec.fk_extractor
         self._is_left_join = spec.variant == "left"
         self._repeats_results = behaviour.fk_left_join_repeats_results
-        self._instructions: Callable[[Value, Value], list[_Message]] = (
-            self._left_join_instructions
-            if self._is_left_join and behaviour.fk_left_join_keeps_null_foreign_keys
-            else self._default_join_instructions
+        self._instructions: Callable[[Value, Value], list[_Message]]
+        if self._is_left_join and behaviour.fk_left_join_keeps_null_foreign_keys:
+            self._instructions = self._left_join_instructions
+        elif self._is_left_join or behaviour.fk_inner_join_skips_null_foreign_key_changes:
+            self._instructions = self._default_join_instructions
+        else:
+            self._instructions = self._inner_join_instructions
+        self._unchanged_key = (
+            _PROPAGATE_NULL_IF
+            if behaviour.fk_inner_join_tombstones_unchanged_foreign_keys
+            else _PROPAGATE_ONLY_IF
         )
         versioning = spec.versioned
         self._left_versioned = versioning is not None and versioning.left
@@ -161,8 +168,8 @@ class ForeignKeyJoin:
         return foreign_key_of(value, self._extractor)
 
     def _default_join_instructions(self, old: Value, new: Value) -> list[_Message]:
-        """Messages for one left change, 2.4-3.6 inner and left joins and 3.7+ inner joins (spec FK-4;
-        seed 003 "Tombstones & Foreign Key Changes").
+        """Messages for one left change, 2.4-3.6 inner and left joins and inner joins up to 3.9.0 and in 4.0.0
+        (spec FK-4; KIP-213 "Tombstones & Foreign Key Changes").
 
         A null foreign key in the old or the new value skips the whole update: nothing is sent, the old
         subscription and the old result stay.
@@ -177,7 +184,7 @@ class ForeignKeyJoin:
             if new_fk is None:
                 return []
             if new_fk == old_fk:
-                return [(new_fk, _PROPAGATE_NULL_IF)]
+                return [(new_fk, _PROPAGATE_NULL_IF if self._is_left_join else self._unchanged_key)]
             return [(old_fk, _DELETE_NO_PROPAGATE), (new_fk, _PROPAGATE_NULL_IF)]
         if new is None:
             return []
@@ -186,15 +193,35 @@ class ForeignKeyJoin:
             return []
         return [(new_fk, _PROPAGATE_NULL_IF if self._is_left_join else _PROPAGATE_ONLY_IF)]
 
+    def _inner_join_instructions(self, old: Value, new: Value) -> list[_Message]:
+        """Messages for one left change, inner joins from 3.9.1, 4.0.1 and 4.1.0 (KAFKA-16407 and KAFKA-16434
+        fixed; spec FK-13): a null foreign key no longer skips the update. A change *from* a null foreign key
+        subscribes, a change *to* one (the row kept) retracts the old subscription with a tombstone, an
+        unchanged foreign key answers only a join, a changed one unsubscribes silently and answers the new
+        key's join or a tombstone, and a delete retracts with a tombstone."""
+        old_fk = None if old is None else self._foreign_key(old)
+        if new is None:
+            return [] if old_fk is None else [(old_fk, _DELETE_AND_PROPAGATE)]
+        new_fk = self._foreign_key(new)
+        if new_fk is None:
+            return [] if old_fk is None else [(old_fk, _DELETE_AND_PROPAGATE)]
+        if old_fk is None:
+            return [(new_fk, _PROPAGATE_ONLY_IF)]
+        if new_fk == old_fk:
+            return [(new_fk, self._unchanged_key)]
+        return [(old_fk, _DELETE_NO_PROPAGATE), (new_fk, _PROPAGATE_NULL_IF)]
+
     def _left_join_instructions(self, old: Value, new: Value) -> list[_Message]:
         """Messages for one left change, 3.7+ left joins (KIP-962; spec FK-5).
 
         A null foreign key subscribes to nothing and is answered with a null right value (``L - null``).
-        When the foreign key changes (or the row is deleted), Kafka retracts the old subscription with
-        ``DELETE_KEY_AND_PROPAGATE`` and then always sends ``PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE`` for the
-        new key, so a change emits ``L' - null`` before its result and a delete emits two tombstones
-        (``fk_left_join_repeats_results``, KAFKA-16394). Intended: the old subscription is removed silently
-        and the new key answers once; a delete propagates one tombstone through the old key, as before 3.7.
+        When the foreign key changes (or the row is deleted), Kafka retracts the old subscription and then
+        always sends ``PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE`` for the new key (null for a delete, answered
+        with a null right value at the left record's ts). Up to 3.9.0 and in 4.0.0 the retraction is
+        ``DELETE_KEY_AND_PROPAGATE``, so a change emits ``L' - null`` before its result and a delete emits two
+        tombstones (``fk_left_join_repeats_results``, KAFKA-16394); from 3.9.1, 4.0.1 and 4.1.0 (and as
+        intended) it is ``DELETE_KEY_NO_PROPAGATE``: one result per change, one tombstone per delete, at the
+        delete's own ts.
         """
         if old is None:
             return [] if new is None else [(self._foreign_key(new), _PROPAGATE_NULL_IF)]
@@ -202,12 +229,9 @@ class ForeignKeyJoin:
         new_fk = None if new is None else self._foreign_key(new)
         messages: list[_Message] = []
         if old_fk is not None and new_fk != old_fk:
-            if self._repeats_results:
-                messages.append((old_fk, _DELETE_AND_PROPAGATE))
-            elif new is None:
-                return [(old_fk, _DELETE_AND_PROPAGATE)]
-            else:
-                messages.append((old_fk, _DELETE_NO_PROPAGATE))
+            messages.append(
+                (old_fk, _DELETE_AND_PROPAGATE if self._repeats_results else _DELETE_NO_PROPAGATE)
+            )
         messages.append((new_fk, _PROPAGATE_NULL_IF))
         return messages
 

@@ -48,4 +48,10 @@ def test_catalogue_states_expectations_for_every_source() -> None:
     kafka_tests = {case.scenario for case in CASES if case.source.startswith("scenarios/kafka_tests/")}
     assert len(kafka_tests) == 62
     golden = [case for case in CASES if case.source.startswith("scenarios/golden/")]
-    assert len(golden) == 2431
+    assert len(golden) >= 2431 + 4 * 551 + 3 * 551
+    releases = {case.kafka for case in golden}
+    assert {"4.0.0", "4.0.2", "4.1.2", "4.2.2", "4.3.1", "3.9.2", "3.0.2", "3.5.2"} <= releases
+    rocksdb = {
+        case.kafka for case in golden if case.spec.stores == "rocksdb" and case.scenario.endswith("-rocksdb")
+    }
+    assert {"3.0.2", "3.5.2", "3.9.2", "4.3.1"} <= rocksdb

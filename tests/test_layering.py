@@ -178,6 +178,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "kjoin.conformance.harness": (*_BELOW_HARNESS, "kjoin.conformance.harness"),
     "kjoin.conformance.differential": (*_BELOW_HARNESS, "kjoin.conformance.harness",
                                        "kjoin.conformance.strategies", "kjoin.conformance.differential"),
+    "kjoin.conformance.kafka": (*_BELOW_HARNESS, "kjoin.conformance.harness", "kjoin.conformance.differential",
+                                "kjoin.conformance.kafka"),
     "kjoin.conformance.cli": ("kjoin.",),
     "kjoin.conformance.plugin": ("kjoin.conformance.harness", "kjoin.conformance.hooks", "kjoin.reports"),
     "kjoin.conformance.hooks": (),

@@ -1,0 +1,50 @@
+"""``kjoin kafka --version V``: what real Kafka Streams V emits, through the same portable interface as
+``kjoin oracle --jsonl`` (scenarios on stdin, one answer line each on stdout).
+
+The driver for V is built with Maven on first use (docs/kafka.md); ``V`` may name a minor line (``4.3``: its
+newest patch release) or a release (``3.9.1``). ``--timing`` reports on stderr the time spent inside the
+TopologyTestDrivers per join kind (JVM start excluded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from kjoin.conformance.cli.common import EXIT_OK, Streams, UsageError
+from kjoin.conformance.kafka.driver import DriverError, KafkaDriver, release_of
+
+__all__ = ["add_command"]
+
+
+def add_command(commands: Any) -> None:
+    command = commands.add_parser(
+        "kafka",
+        help="what real Kafka Streams emits (a TopologyTestDriver of that release; needs Java and Maven)",
+        description="Run portable scenarios (stdin, one JSON object per line) through real Kafka Streams of "
+        "one release and write one answer line per scenario (stdout), like 'kjoin oracle --jsonl'.",
+    )
+    command.add_argument(
+        "--version",
+        dest="kafka_version",
+        required=True,
+        metavar="V",
+        help="a Kafka Streams release (3.9.1) or minor line (4.3: its newest patch release)",
+    )
+    command.add_argument("--timing", action="store_true", help="report the time inside the drivers on stderr")
+    command.set_defaults(handler=_kafka)
+
+
+def _kafka(args: argparse.Namespace, streams: Streams) -> int:
+    release = release_of(args.kafka_version)
+    try:
+        with KafkaDriver(release, timing=args.timing) as driver:
+            for answer in driver.answers(streams.stdin):
+                streams.stdout.write(json.dumps(answer, separators=(",", ":"), ensure_ascii=False) + "\n")
+                streams.stdout.flush()
+    except DriverError as error:
+        raise UsageError(f"kafka: {error}") from error
+    if args.timing and driver.timing_report is not None:
+        streams.stderr.write(json.dumps(driver.timing_report) + "\n")
+    return EXIT_OK

@@ -1,0 +1,127 @@
+"""``kjoin verify --kafka V``: the oracle against real Kafka Streams V on generated scenarios.
+
+    kjoin verify --kafka V [--examples N] [--seed S] [--join KIND ...] [--profile ci|deep] [--shrink N]
+                 [--save DIR]
+
+Scenarios of every join kind are drawn from the project's strategies (both store kinds, versioned tables,
+stream-table grace), run through real Kafka Streams V (``kjoin kafka``) and through the oracle as V, and
+compared (same outputs, same order). Disagreements are shrunk (one driver call per round) and printed;
+``--save DIR`` writes each as a golden trace with its provenance (release, kafka-streams jar checksum, driver
+sources digest, seed). No Spark. Exit codes: 0 the oracle agrees everywhere, 1 it disagrees somewhere,
+2 usage errors (Java or Maven missing, an unknown release).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+from tabulate import tabulate
+
+from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, positive
+from kjoin.conformance.differential.profiles import PROFILES, profile_named
+from kjoin.conformance.harness.text import render_outcome
+from kjoin.conformance.kafka.driver import DriverError, release_of
+from kjoin.conformance.kafka.verify import VerifyReport, save_golden, verify
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.records import JOIN_KINDS
+
+__all__ = ["add_command", "render_report"]
+
+
+def add_command(commands: Any) -> None:
+    command = commands.add_parser(
+        "verify",
+        help="check the oracle against real Kafka Streams on generated scenarios (needs Java and Maven)",
+        description="Draw scenarios, run them through real Kafka Streams of one release and through the "
+        "oracle, and shrink every disagreement.",
+    )
+    command.add_argument(
+        "--kafka",
+        required=True,
+        metavar="V",
+        help="a Kafka Streams release (3.9.1) or minor line (4.3: its newest patch release)",
+    )
+    command.add_argument(
+        "--examples", type=positive, metavar="N", help="scenarios per join kind (default: profile)"
+    )
+    command.add_argument("--seed", type=int, metavar="S", help="seed (default: the profile's fixed seed)")
+    command.add_argument(
+        "--join",
+        action="append",
+        choices=JOIN_KINDS,
+        metavar="KIND",
+        help=f"only this join kind (repeatable; {', '.join(JOIN_KINDS)})",
+    )
+    command.add_argument("--profile", choices=sorted(PROFILES), default="ci", help="how much to generate")
+    command.add_argument("--shrink", type=int, metavar="N", help="disagreements to shrink (default: profile)")
+    command.add_argument(
+        "--save", type=Path, metavar="DIR", help="write each shrunk disagreement as a golden trace"
+    )
+    command.set_defaults(handler=_verify)
+
+
+def _verify(args: argparse.Namespace, streams: Streams) -> int:
+    release = release_of(args.kafka)
+    try:
+        behaviour_for(release)
+    except UnknownVersionError as error:
+        raise UsageError(f"verify: --kafka: {error}") from error
+    try:
+        report = verify(
+            release,
+            profile=profile_named(args.profile),
+            seed=args.seed,
+            examples=args.examples,
+            joins=args.join,
+            shrink_failures=args.shrink,
+            progress=lambda text: streams.stderr.write(f"kjoin: verify: {text}\n"),
+        )
+    except DriverError as error:
+        raise UsageError(f"verify: {error}") from error
+    streams.stdout.write(render_report(report))
+    if args.save is not None:
+        for path in save_golden(args.save, report):
+            streams.stdout.write(f"saved {path}\n")
+    return EXIT_DIFFERS if report.disagreements else EXIT_OK
+
+
+def render_report(report: VerifyReport) -> str:
+    """The run as text: provenance, agreement per join kind and variant, each shrunk disagreement."""
+    info = report.info
+    lines = [
+        f"Kafka Streams {report.release} (kafka-streams jar sha256 {info.kafka_streams_sha256[:16]}..., "
+        f"driver {info.driver_sources_sha256[:12]}) vs the oracle as {report.release} (era "
+        f"{behaviour_for(report.release).era}): profile {report.profile.name}, seed {report.seed}, "
+        f"hypothesis {hypothesis.__version__}",
+    ]
+    counts: dict[tuple[str, str], Counter[str]] = {}
+    for outcome in report.outcomes:
+        counts.setdefault((outcome.case.join, outcome.case.variant), Counter())[outcome.status] += 1
+    rows = [
+        [join, variant, sum(c.values()), c["pass"], c["fail"], c["not-applicable"]]
+        for (join, variant), c in counts.items()
+    ]
+    total = Counter(outcome.status for outcome in report.outcomes)
+    rows.append(["total", "", len(report.outcomes), total["pass"], total["fail"], total["not-applicable"]])
+    lines += [
+        "",
+        tabulate(
+            rows,
+            headers=["join", "variant", "scenarios", "agree", "disagree", "both refuse"],
+            tablefmt="simple",
+        ),
+    ]
+    lines.append(f"\n{report.driver_calls} driver runs, {report.seconds:.0f} s")
+    for number, item in enumerate(report.shrunk, start=1):
+        original, minimal = item.original.case, item.minimal.case
+        lines += [
+            "",
+            f"disagreement {number} of {len(report.shrunk)}: {original.id} shrunk from "
+            f"{len(original.records)} to {len(minimal.records)} records in {item.rounds} rounds",
+            render_outcome(item.minimal),
+        ]
+    return "\n".join(lines) + "\n"

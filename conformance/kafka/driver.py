@@ -1,0 +1,237 @@
+"""Real Kafka Streams as a driver: portable scenarios in, what that release emits out.
+
+The driver is the small JVM program in ``conformance/kafka_driver`` (a Maven project shipped with the
+package): it pipes each portable scenario through ``TopologyTestDriver`` of one Kafka Streams release, with
+the settings of the golden traces (record caching off, the scenario's store kind, the ``(l, r)`` joiner,
+the FK extractors, the spurious-result emit interval 0). It is built on demand, once per release, with
+Maven from Maven Central into a cache folder outside the repository (``$KJOIN_CACHE``, default
+``~/.cache/kjoin``); the build is keyed by the release and a digest of the driver's sources, guarded by a
+lock so that parallel processes build once. Nothing built is committed; Kafka's code comes only as jars.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DRIVER_SOURCES",
+    "NEWEST_PATCHES",
+    "DriverError",
+    "DriverInfo",
+    "KafkaDriver",
+    "build_driver",
+    "cache_root",
+    "driver_info",
+    "release_of",
+]
+
+DRIVER_SOURCES = Path(__file__).resolve().parent.parent / "kafka_driver"
+"""The Maven project of the driver (``pom.xml`` and ``src/``)."""
+
+CACHE_ENV = "KJOIN_CACHE"
+BUILD_TIMEOUT_S = 1800
+"""Maven's first build of a release downloads its jars: generous on a slow network and a busy machine."""
+
+NEWEST_PATCHES = {
+    "2.4": "2.4.1", "2.5": "2.5.1", "2.6": "2.6.3", "2.7": "2.7.2", "2.8": "2.8.2", "3.0": "3.0.2",
+    "3.1": "3.1.2", "3.2": "3.2.3", "3.3": "3.3.2", "3.4": "3.4.1", "3.5": "3.5.2", "3.6": "3.6.2",
+    "3.7": "3.7.2", "3.8": "3.8.1", "3.9": "3.9.2", "4.0": "4.0.2", "4.1": "4.1.2", "4.2": "4.2.2",
+    "4.3": "4.3.1",
+}  # fmt: skip
+"""A minor line's newest patch release on Maven Central (``--kafka 4.3`` means 4.3.1 here)."""
+
+
+class DriverError(RuntimeError):
+    """The driver cannot be built or run; the message says what is missing and how to get it."""
+
+
+@dataclass(frozen=True, slots=True)
+class DriverInfo:
+    """Provenance of a driver build: the release, the checksum of the kafka-streams jar it resolved, and the
+    digest of the driver's sources."""
+
+    kafka: str
+    kafka_streams_sha256: str
+    driver_sources_sha256: str
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "kafka": self.kafka,
+            "kafka_streams_sha256": self.kafka_streams_sha256,
+            "driver_sources_sha256": self.driver_sources_sha256,
+            "driver": "kjoin kafka driver (TopologyTestDriver)",
+        }
+
+
+def release_of(version: str) -> str:
+    """The release a version string names: ``4.3`` -> ``4.3.1`` (the newest patch of that line), a full
+    ``x.y.z`` as it is."""
+    version = version.strip()
+    return NEWEST_PATCHES.get(version, version)
+
+
+def cache_root() -> Path:
+    """Where driver builds live (``$KJOIN_CACHE``, default ``~/.cache/kjoin``)."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "kjoin")
+
+
+def _sources_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(DRIVER_SOURCES.rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(DRIVER_SOURCES).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _tool(name: str, hint: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise DriverError(f"{name} is not on the PATH: the Kafka Streams driver needs it ({hint})")
+    return found
+
+
+def build_driver(version: str, *, quiet: bool = True) -> Path:
+    """The build folder of the driver for Kafka Streams ``version`` (built on first use, then reused).
+
+    Raises ``DriverError`` naming what is missing (Java 17, Maven, network to Maven Central, the release)."""
+    release = release_of(version)
+    java = _tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless")
+    mvn = _tool("mvn", "install Apache Maven, e.g. Debian's maven")
+    digest = _sources_digest()
+    folder = cache_root() / "kafka-driver" / f"{release}-{digest[:12]}"
+    jar = folder / "kjoin-kafka-driver.jar"
+    if jar.exists():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with (folder.parent / f".{folder.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if jar.exists():
+            return folder
+        command = [
+            mvn,
+            "-B",
+            "-q" if quiet else "-B",
+            "-f",
+            str(DRIVER_SOURCES / "pom.xml"),
+            f"-Dkafka.version={release}",
+            f"-Dkjoin.out={folder}",
+            "package",
+        ]
+        env = dict(os.environ, JAVA_HOME=os.environ.get("JAVA_HOME") or str(Path(java).resolve().parents[1]))
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, env=env, check=False
+        )
+        if done.returncode != 0 or not jar.exists():
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+            raise DriverError(
+                f"building the Kafka Streams {release} driver failed (is {release} a release on Maven "
+                f"Central, and is Maven Central reachable?):\n{tail}"
+            )
+        (folder / "sources.sha256").write_text(digest + "\n", encoding="utf-8")
+    return folder
+
+
+def driver_info(version: str) -> DriverInfo:
+    """Provenance of the driver for ``version`` (builds it if needed)."""
+    folder = build_driver(version)
+    release = release_of(version)
+    jars = sorted((folder / "lib").glob(f"kafka-streams-{release}.jar"))
+    if not jars:
+        raise DriverError(f"{folder}: the build has no kafka-streams-{release}.jar")
+    digest = hashlib.sha256(jars[0].read_bytes()).hexdigest()
+    return DriverInfo(release, digest, (folder / "sources.sha256").read_text(encoding="utf-8").strip())
+
+
+class KafkaDriver:
+    """One running driver JVM for one release: send portable lines, read one answer line each.
+
+    Use as a context manager. ``answers(lines)`` streams: it writes from a thread while it reads, so any
+    number of scenarios flows through without filling the pipes. With ``timing``, ``timing_report`` holds the
+    driver's own measurement afterwards (time inside the TopologyTestDrivers, JVM start excluded).
+    """
+
+    def __init__(self, version: str, *, timing: bool = False) -> None:
+        self.release = release_of(version)
+        self.folder = build_driver(version)
+        self.timing = timing
+        self.timing_report: dict[str, Any] | None = None
+        self._process: subprocess.Popen[str] | None = None
+
+    def __enter__(self) -> KafkaDriver:
+        classpath = os.pathsep.join(
+            [str(self.folder / "kjoin-kafka-driver.jar"), str(self.folder / "lib" / "*")]
+        )
+        command = [_tool("java", "install a Java 17 JDK"), "-cp", classpath, "kjoin.driver.Main"]
+        if self.timing:
+            command.append("--timing")
+        self._process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        process = self._process
+        if process is None:
+            return
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        self._process = None
+
+    def answers(self, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+        """One answer per (non-blank) portable line, in order; the driver stops when the input ends."""
+        process = self._process
+        if process is None or process.stdin is None or process.stdout is None or process.stderr is None:
+            raise DriverError("the driver is not running (use KafkaDriver as a context manager)")
+        stdin, stderr = process.stdin, process.stderr
+        errors: list[str] = []
+
+        def feed() -> None:
+            try:
+                for line in lines:
+                    if line.strip():
+                        stdin.write(line.rstrip("\n") + "\n")
+            except BrokenPipeError:  # the driver died; its exit code and stderr say why
+                pass
+            finally:
+                with contextlib.suppress(BrokenPipeError):
+                    stdin.close()
+
+        def drain() -> None:
+            errors.extend(stderr)
+
+        writer = threading.Thread(target=feed, daemon=True)
+        reader = threading.Thread(target=drain, daemon=True)
+        writer.start()
+        reader.start()
+        for text in process.stdout:
+            yield json.loads(text)
+        writer.join()
+        process.wait()
+        reader.join()
+        for line in errors:
+            if line.startswith("kjoin-timing "):
+                self.timing_report = json.loads(line.removeprefix("kjoin-timing "))
+        if process.returncode != 0:
+            shown = "".join(line for line in errors if not line.startswith("kjoin-timing "))[-2000:]
+            raise DriverError(
+                f"the Kafka Streams {self.release} driver exited with {process.returncode}:\n{shown}"
+            )

@@ -1,0 +1,186 @@
+"""The oracle checked against real Kafka Streams: generated scenarios through both, disagreements shrunk.
+
+``verify`` draws scenarios of every join kind from the project's hypothesis strategies (both store kinds,
+versioned tables, stream-table grace, null keys and values, out-of-order records), runs them through the
+driver of a Kafka Streams release (``driver``) and through the oracle as that release, and compares the two
+with the project's checker: same outputs, same order (Kafka's outputs come without the emitting input, so
+the order of the whole stream is what is compared). A disagreement is shrunk the way ``kjoin fuzz`` shrinks
+a candidate's failure, one driver call per round, and can be saved as a golden trace with its provenance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kjoin.conformance.catalogue import Case
+from kjoin.conformance.catalogue.fields import Fields
+from kjoin.conformance.catalogue.portable import case_json, output_from_json
+from kjoin.conformance.checker import CandidateFailure, Emitted, check
+from kjoin.conformance.differential.generate import Generated, generate_cases
+from kjoin.conformance.differential.profiles import FuzzProfile
+from kjoin.conformance.differential.shrink import Shrunk, shrink
+from kjoin.conformance.harness.outcomes import CaseOutcome, kafka_outputs
+from kjoin.conformance.kafka.driver import DriverInfo, KafkaDriver, driver_info, release_of
+from kjoin.conformance.protocol import Claim
+from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS, JoinKind
+
+__all__ = ["VerifyReport", "golden_line", "save_golden", "verify"]
+
+EVERYTHING = Claim(
+    joins=frozenset(JOIN_KINDS), variants=frozenset(VARIANTS), kafka=("3.9",),
+    stores=frozenset(STORE_KINDS), versioned=True, stream_table_grace=True,
+)  # fmt: skip
+"""What a generated scenario may use: the strategies keep only what the release offers."""
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """One verification run: what was drawn, each case's outcome (Kafka as the truth, the oracle as the
+    candidate), the shrunk disagreements, and the driver's provenance and timing."""
+
+    release: str
+    seed: int
+    profile: FuzzProfile
+    info: DriverInfo
+    generated: tuple[Generated, ...]
+    outcomes: tuple[CaseOutcome, ...]
+    shrunk: tuple[Shrunk, ...]
+    driver_calls: int
+    seconds: float
+    timing: dict[str, Any] | None = field(default=None)
+
+    @property
+    def disagreements(self) -> tuple[CaseOutcome, ...]:
+        return tuple(outcome for outcome in self.outcomes if outcome.status == "fail")
+
+
+def _kafka_answer(answer: dict[str, Any], where: str) -> Emitted | str:
+    """Real Kafka's outputs (order known, emitting inputs not), or why it emitted none (an error line)."""
+    if "error" in answer:
+        return str(answer["error"])
+    fields = Fields(where)
+    outputs = tuple(
+        output_from_json(fields, item, f"outputs[{i}]") for i, item in enumerate(answer["outputs"])
+    )
+    return Emitted(outputs, causes_known=False)
+
+
+def evaluator(
+    release: str, calls: list[int], timings: list[dict[str, Any]]
+) -> Callable[[Sequence[Case]], dict[str, CaseOutcome]]:
+    """Check cases with one driver run: Kafka's answer as the expectation, the oracle's as the candidate's."""
+    names = (f"Kafka {release}", "the oracle")
+
+    def evaluate(cases: Sequence[Case]) -> dict[str, CaseOutcome]:
+        lines = [json.dumps(dict(case_json(case), id=case.id)) for case in cases]
+        with KafkaDriver(release, timing=True) as driver:
+            answers = list(driver.answers(lines))
+        calls.append(1)
+        if driver.timing_report is not None:
+            timings.append(driver.timing_report)
+        outcomes: dict[str, CaseOutcome] = {}
+        for case, answer in zip(cases, answers, strict=True):
+            outcomes[case.id] = _outcome(case, _kafka_answer(answer, case.id), names)
+        return outcomes
+
+    return evaluate
+
+
+def _outcome(case: Case, kafka: Emitted | str, names: tuple[str, str]) -> CaseOutcome:
+    oracle = kafka_outputs(case)
+    if isinstance(kafka, str) and isinstance(oracle, str):
+        return CaseOutcome(
+            case, "not-applicable", reason=f"both refuse: Kafka: {kafka}; the oracle: {oracle}"
+        )
+    if isinstance(kafka, str) or isinstance(oracle, str):
+        kafka_side = kafka if isinstance(kafka, str) else f"{len(kafka.outputs)} outputs"
+        oracle_side = oracle if isinstance(oracle, str) else f"{len(oracle.outputs)} outputs"
+        failure = CandidateFailure(f"Kafka {case.kafka}: {kafka_side}; the oracle: {oracle_side}")
+        verdict = check(Emitted(()), failure, "exact", names=names)
+        return CaseOutcome(case, "fail", "exact", verdict, None if isinstance(kafka, str) else kafka, failure)
+    verdict = check(kafka, oracle, "exact", names=names)
+    return CaseOutcome(case, verdict.status, "exact", verdict, kafka, oracle)
+
+
+def verify(
+    version: str,
+    *,
+    profile: FuzzProfile,
+    seed: int | None = None,
+    examples: int | None = None,
+    joins: Sequence[JoinKind] | None = None,
+    shrink_failures: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> VerifyReport:
+    """Draw scenarios for every join kind (``joins`` narrows them), run them through Kafka Streams ``version``
+    (a release; ``4.3`` means its newest patch) and through the oracle as that release, and shrink the
+    disagreements (at most ``shrink_failures``, default the profile's)."""
+    started = time.perf_counter()
+    release = release_of(version)
+    info = driver_info(release)
+    chosen_seed = profile.seed if seed is None else seed
+    wanted = [join for join in JOIN_KINDS if joins is None or join in joins]
+    generated = tuple(
+        generate_cases(join, release, profile=profile, seed=chosen_seed, claim=EVERYTHING, examples=examples)
+        for join in wanted
+    )
+    cases = [case for batch in generated for case in batch.cases]
+    calls: list[int] = []
+    timings: list[dict[str, Any]] = []
+    evaluate = evaluator(release, calls, timings)
+    if progress is not None:
+        progress(f"{len(cases)} scenarios through Kafka Streams {release} and the oracle")
+    checked = evaluate(cases) if cases else {}
+    outcomes = tuple(checked[case.id] for case in cases)
+    failing = [outcome for outcome in outcomes if outcome.status == "fail"]
+    limit = profile.shrink_failures if shrink_failures is None else shrink_failures
+    if failing and progress is not None:
+        progress(f"{len(failing)} disagreements; shrinking {min(limit, len(failing))}")
+    shrunk = shrink(failing[:limit], evaluate, rounds=profile.shrink_rounds, limit=profile.round_reductions)
+    return VerifyReport(
+        release,
+        chosen_seed,
+        profile,
+        info,
+        generated,
+        outcomes,
+        tuple(shrunk),
+        sum(calls),
+        time.perf_counter() - started,
+        timings[0] if timings else None,
+    )
+
+
+def golden_line(outcome: CaseOutcome, report: VerifyReport, strategy: str) -> dict[str, Any]:
+    """A golden trace from a (shrunk) verified case: the scenario, real Kafka's outputs, and provenance."""
+    case = outcome.case
+    expected = outcome.expected
+    line = case_json(case, expected=None if expected is None else expected.outputs)
+    digest = hashlib.sha256(json.dumps(line, sort_keys=True).encode()).hexdigest()[:10]
+    line["id"] = f"verify-{case.join}-{case.variant}-{digest}"
+    line["source"] = {
+        **report.info.to_json(),
+        "seed": report.seed,
+        "strategy": strategy,
+        "shrunk_from": case.scenario.split(".r")[0],
+    }
+    return line
+
+
+def save_golden(directory: Path, report: VerifyReport) -> list[Path]:
+    """Each shrunk disagreement as one golden trace file (``<id>@<release>.jsonl``) under ``directory``."""
+    strategies = {batch.join: batch.strategy for batch in report.generated}
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for item in report.shrunk:
+        line = golden_line(item.minimal, report, strategies[item.minimal.case.join])
+        path = directory / f"{line['id']}@{report.release}.jsonl"
+        path.write_text(json.dumps(line, separators=(",", ":")) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths

@@ -4,7 +4,10 @@
   without Spark or Kafka (about a minute);
 * ``lint``: ``ruff check`` and ``ruff format --check``; ``typecheck``: mypy (strict) over the installed
   ``kjoin`` package;
-* ``bench``, ``bench_harness``, ``bench_differential``: throughput benchmarks (arguments go to the script).
+* ``bench``, ``bench_harness``, ``bench_differential``: throughput benchmarks (arguments go to the script);
+  ``bench_kafka``: the oracle against Kafka Streams' TopologyTestDriver on the same workload;
+* ``verify_kafka``: the oracle against real Kafka Streams for every line from 2.4 to the newest, written to
+  docs/kafka-matrix.md.
 
 Sessions run in the environment nox itself runs from (no new virtualenv per session: the dependencies
 include PySpark, and a second copy would cost minutes and hundreds of megabytes). Run nox from the project's
@@ -54,8 +57,16 @@ def fast(session: nox.Session) -> None:
     """The tests that need neither Spark nor a Kafka build: the oracle, the catalogue, the checker, the
     properties, the command line and the report rendering."""
     _ensure_installed(session)
-    session.run(str(BIN / "pytest"), "tests", "-n", "2", "-m", "not spark and not kafka", *session.posargs,
-                external=True)
+    session.run(
+        str(BIN / "pytest"),
+        "tests",
+        "-n",
+        "2",
+        "-m",
+        "not spark and not kafka",
+        *session.posargs,
+        external=True,
+    )
 
 
 @nox.session
@@ -71,8 +82,15 @@ def typecheck(session: nox.Session) -> None:
     """mypy (strict) over ``kjoin``: the source folders are linked under their installed names first."""
     _ensure_installed(session)
     typecheck_tree()
-    session.run(str(BIN / "mypy"), "--config-file", str(ROOT / "pyproject.toml"), "-p", "kjoin",
-                env={"MYPYPATH": str(ROOT / ".typecheck")}, external=True)
+    session.run(
+        str(BIN / "mypy"),
+        "--config-file",
+        str(ROOT / "pyproject.toml"),
+        "-p",
+        "kjoin",
+        env={"MYPYPATH": str(ROOT / ".typecheck")},
+        external=True,
+    )
 
 
 def typecheck_tree() -> Path:
@@ -105,6 +123,21 @@ def bench_harness(session: nox.Session) -> None:
 def bench_differential(session: nox.Session) -> None:
     """Generated scenarios checked per second: oracle alone and batched Spark (arguments go to the script)."""
     _ensure_installed(session)
-    session.run(
-        sys.executable, "-m", "benchmarks.differential_throughput", *session.posargs, external=True
-    )
+    session.run(sys.executable, "-m", "benchmarks.differential_throughput", *session.posargs, external=True)
+
+
+@nox.session
+def bench_kafka(session: nox.Session) -> None:
+    """The oracle against Kafka Streams' TopologyTestDriver on the same workload, in one run; prints the
+    ratio per join (needs Java and Maven; arguments go to the script, e.g. --kafka 3.9 --records 50000)."""
+    _ensure_installed(session)
+    session.run(sys.executable, "-m", "benchmarks.kafka_vs_oracle", *session.posargs, external=True)
+
+
+@nox.session
+def verify_kafka(session: nox.Session) -> None:
+    """``kjoin verify`` for every Kafka Streams line from 2.4 to the newest (newest patch of each); writes the
+    version x join kind table to docs/kafka-matrix.md (needs Java and Maven; arguments go to the script)."""
+    _ensure_installed(session)
+    args = session.posargs or ["--write", str(ROOT / "docs" / "kafka-matrix.md")]
+    session.run(sys.executable, str(ROOT / "tools" / "verify_matrix.py"), *args, external=True)

@@ -20,13 +20,13 @@ from dataclasses import replace
 
 from tabulate import tabulate
 
-from kjoin.conformance.protocol import load_candidate
 from kjoin.conformance.checker import Emitted, check
 from kjoin.conformance.differential.generate import generate_cases
 from kjoin.conformance.differential.profiles import PROFILES
 from kjoin.conformance.harness.cases import expected_outputs
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import jobs_started, start_session
+from kjoin.conformance.protocol import load_candidate
 from kjoin.oracle.behaviour import parse_version
 from kjoin.oracle.records import JOIN_KINDS
 
@@ -38,9 +38,11 @@ def _rate(count: int, seconds: float) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.differential_throughput",
-                                     description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.differential_throughput",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--candidate", default="spark-reference")
     parser.add_argument("--examples", type=int, default=500, metavar="N", help="scenarios per join kind")
     parser.add_argument("--seed", type=int, default=PROFILES["ci"].seed)
@@ -66,8 +68,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             check(expected, Emitted(expected, causes_known=True), "exact")
         oracle_seconds = time.perf_counter() - started
         generated[join] = batch.cases
-        rows.append([join, len(batch.cases), drawn_seconds, _rate(len(batch.cases), drawn_seconds),
-                     oracle_seconds, _rate(len(batch.cases), oracle_seconds)])
+        rows.append(
+            [
+                join,
+                len(batch.cases),
+                drawn_seconds,
+                _rate(len(batch.cases), drawn_seconds),
+                oracle_seconds,
+                _rate(len(batch.cases), oracle_seconds),
+            ]
+        )
     headers = ["join", "scenarios", "generate s", "generated/s", "oracle s", "oracle checks/s"]
     if not args.no_spark:
         spark = start_session(args.spark_master)
@@ -81,8 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             seconds = time.perf_counter() - started
             row += [seconds, _rate(len(cases), seconds), (jobs_started(spark) or 0) - (jobs or 0)]
     total = sum(int(str(row[1])) for row in rows)
-    print(f"candidate {candidate.name} as Kafka {kafka}, seed {args.seed}, "
-          f"{args.examples} drawn per join kind")
+    print(
+        f"candidate {candidate.name} as Kafka {kafka}, seed {args.seed}, {args.examples} drawn per join kind"
+    )
     print(tabulate(rows, headers=headers, floatfmt=".1f"))
     print(f"\n{total} scenarios in all")
     return 0

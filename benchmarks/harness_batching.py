@@ -19,11 +19,11 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from kjoin.conformance.protocol import load_candidate
 from kjoin.conformance.harness.batching import run_batch
 from kjoin.conformance.harness.cases import Case, load_cases
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import jobs_started, start_session
+from kjoin.conformance.protocol import load_candidate
 
 __all__ = ["main"]
 
@@ -37,8 +37,11 @@ def _sample(cases: Sequence[Case], size: int) -> list[Case]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.harness_batching", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.harness_batching",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--candidate", default="spark-reference")
     parser.add_argument("--scenarios", nargs="+", type=Path)
     parser.add_argument("--kafka")
@@ -50,8 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     spark = start_session(args.spark_master)
     harness = HarnessRun(candidate, lambda: spark)
     loaded = load_cases(args.scenarios, kafka=args.kafka)
-    cases = [c for c in loaded.cases
-             if harness.unclaimed_because(c) is None and not isinstance(harness.expected(c), str)]
+    cases = [
+        c
+        for c in loaded.cases
+        if harness.unclaimed_because(c) is None and not isinstance(harness.expected(c), str)
+    ]
     if not cases:
         print("no claimed cases to run", file=sys.stderr)
         return 2
@@ -75,14 +81,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     rows = [
         ["batched (one call per join kind)", len(cases), len(harness.batches), batched_jobs, batched_seconds],
-        [f"one call per scenario ({len(sample)} measured)", len(sample), len(sample), single_jobs,
-         single_seconds],
-        ["one call per scenario, whole catalogue (extrapolated)", len(cases), len(cases),
-         round(single_jobs * scale), single_seconds * scale],
+        [
+            f"one call per scenario ({len(sample)} measured)",
+            len(sample),
+            len(sample),
+            single_jobs,
+            single_seconds,
+        ],
+        [
+            "one call per scenario, whole catalogue (extrapolated)",
+            len(cases),
+            len(cases),
+            round(single_jobs * scale),
+            single_seconds * scale,
+        ],
     ]
     print(f"candidate {candidate.name}, Spark master {args.spark_master}")
-    print(tabulate(rows, headers=["mode", "cases", "candidate calls", "Spark jobs", "seconds"],
-                   floatfmt=".1f"))
+    print(
+        tabulate(rows, headers=["mode", "cases", "candidate calls", "Spark jobs", "seconds"], floatfmt=".1f")
+    )
     print(f"\nratio (per scenario / batched, wall time): {single_seconds * scale / batched_seconds:.1f}x")
     print(f"sampled cases whose answers differ between the two modes: {differing}")
     return 0

@@ -34,8 +34,11 @@ def generated_cases(count: int) -> list[Case]:
     while len(cases) < count:
         for case in base[: count - len(cases)]:
             scenario = case.scenario if copy == 0 else f"{case.scenario}~{copy}"
-            cases.append(replace(case, scenario=scenario,
-                                 id=case_id(scenario, case.variant, case.kafka, case.intended)))
+            cases.append(
+                replace(
+                    case, scenario=scenario, id=case_id(scenario, case.variant, case.kafka, case.intended)
+                )
+            )
         copy += 1
     return cases
 
@@ -46,8 +49,11 @@ def _megabytes(path: Path) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.report_size", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.report_size",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--cases", type=int, default=5000, help="number of cases (default 5000)")
     parser.add_argument("--out", type=Path, help="report folder (default: a temporary folder)")
     args = parser.parse_args(argv)

@@ -238,7 +238,7 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         "fk_inner_join_skips_null_foreign_key_changes": False,
         "fk_inner_join_tombstones_unchanged_foreign_keys": False,
     }
-    v391 = replace(v38, era="3.9.1", **fk_fixed)  # type: ignore[arg-type]
+    v391 = replace(v38, era="3.9.1", **fk_fixed)
     v400 = replace(v38, era="4.0.0")
     v401 = replace(v391, era="4.0.1")
     return {

@@ -1,24 +1,24 @@
-"""Reports: static HTML from results files, era comparisons from the oracle, verdicts, run comparisons.
+"""Reports: static HTML from the harness's documents (docs/results-format.md).
 
-Rendering only: the checker's divergences are shown as they are, and semantics come from the oracle
-(era comparisons and verdicts). Pages are offline (inline style and script), escape every value, and
-the same inputs give byte-identical files.
+Rendering only: the results, comparison and version-diff documents carry everything computed (outputs,
+divergences, explanations, verdicts); nothing here runs the oracle or the checker. Pages are offline
+(inline style and script), escape every value, and the same document gives byte-identical files.
 """
 
-from kjoin.reports.compare import Comparison, compare_results
-from kjoin.reports.document import ReportInputError, load_results
-from kjoin.reports.era_diff import write_era_diff
-from kjoin.reports.verdict import JoinVerdict, verdicts
-from kjoin.reports.write import render_report, write_report
+from kjoin.reports.write import (
+    banner_of,
+    render_report,
+    write_comparison,
+    write_pages,
+    write_report,
+    write_version_diff,
+)
 
 __all__ = [
-    "Comparison",
-    "JoinVerdict",
-    "ReportInputError",
-    "compare_results",
-    "load_results",
+    "banner_of",
     "render_report",
-    "verdicts",
-    "write_era_diff",
+    "write_comparison",
+    "write_pages",
     "write_report",
+    "write_version_diff",
 ]

@@ -20,11 +20,15 @@ from kjoin.reports.assets import FILTER_SCRIPT, STYLE
 __all__ = ["attr", "element", "page", "safe_name", "status_badge", "table", "text"]
 
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def text(value: object) -> str:
-    """``value`` as escaped HTML text (``None`` shows as ``null``, like the seed tables)."""
-    return html.escape("null" if value is None else str(value), quote=True)
+    """``value`` as escaped HTML text (``None`` shows as ``null``, like the seed tables). Text that cannot be
+    written as UTF-8 (a lone surrogate a candidate returned) shows its replacement character."""
+    shown = "null" if value is None else str(value)
+    shown = _SURROGATES.sub("\ufffd", shown)
+    return html.escape(shown, quote=True)
 
 
 def attr(name: str, value: object) -> str:
@@ -41,7 +45,7 @@ def element(tag: str, content: str = "", attrs: Mapping[str, object] | None = No
 def safe_name(value: str, *, limit: int = 60) -> str:
     """A file name or fragment for ``value`` (any text): readable characters kept, the rest replaced,
     plus a short hash so that different values never share a name."""
-    digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:10]
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:10]
     readable = _NAME_UNSAFE.sub("_", value).strip("._-")[:limit]
     return f"{readable}-{digest}" if readable else digest
 
@@ -53,8 +57,13 @@ def status_badge(status: str, href: str | None = None) -> str:
     return f'<span class="st st-{_NAME_UNSAFE.sub("_", status)}">{inner}</span>'
 
 
-def table(headers: Iterable[str], rows: Iterable[Iterable[str]], *, attrs: Mapping[str, object] | None = None,
-          header_html: bool = False) -> str:
+def table(
+    headers: Iterable[str],
+    rows: Iterable[Iterable[str]],
+    *,
+    attrs: Mapping[str, object] | None = None,
+    header_html: bool = False,
+) -> str:
     """A table of already-built cells; header labels are escaped unless ``header_html``."""
     head = "".join(f"<th>{h if header_html else text(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>\n" for row in rows)
@@ -65,10 +74,15 @@ def _sha256_source(source: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode() + "'"
 
 
-def page(title: str, body: str, *, script: bool = False) -> str:
-    """A whole HTML document: ``body`` is built HTML; ``script`` adds the filter script."""
-    policy = ["default-src 'none'", f"style-src {_sha256_source(STYLE)}", "base-uri 'none'",
-              "form-action 'none'"]
+def page(title: str, body: str, *, script: bool = False, banner: str = "") -> str:
+    """A whole HTML document: ``body`` is built HTML; ``banner`` (built HTML) goes on top of every page (the
+    run's identity); ``script`` adds the filter script."""
+    policy = [
+        "default-src 'none'",
+        f"style-src {_sha256_source(STYLE)}",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ]
     if script:
         policy.append(f"script-src {_sha256_source(FILTER_SCRIPT)}")
     parts = [
@@ -82,6 +96,7 @@ def page(title: str, body: str, *, script: bool = False) -> str:
         f"<style>{STYLE}</style>",
         "</head>",
         "<body>",
+        f'<div class="banner">{banner}</div>' if banner else "",
         body,
     ]
     if script:

@@ -1,8 +1,11 @@
-"""The report's index page: run and candidate, counts, the verdict per join kind, and the matrix of
-scenarios x variants (one row per Kafka version a scenario was run as) with filters and links.
+"""The report's index page, in the order a reader needs it: is the run whole, what fails and how (join kind
+x divergence kind, each count a link to the filtered matrix), which Kafka semantics the candidate
+matches (verdicts), the calls that went wrong, then the scenario x variant matrix with filters, and what
+the candidate claims and declares.
 
-The matrix stays light for thousands of scenarios: one short row per scenario x version, statuses as
-classed cells, and a small script that only toggles ``hidden`` on rows (``reports.assets``).
+The matrix stays light for thousands of scenarios: one short row per scenario x Kafka version, statuses
+as classed cells (with the first divergence's kind written in, and its detail as a hover hint), and a
+small script that only toggles ``hidden`` on rows (``reports.assets``).
 """
 
 from __future__ import annotations
@@ -13,34 +16,337 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kjoin.oracle.records import JOIN_KINDS, VARIANTS
-from kjoin.reports.document import CaseResult, Results, kafka_order
-from kjoin.reports.html import page, status_badge, table, text
+from kjoin.reports.html import attr, element, page, status_badge, table, text
+from kjoin.reports.model import (
+    FAILING,
+    JOIN_ORDER,
+    KIND_ORDER,
+    STATUS_ORDER,
+    VARIANT_ORDER,
+    kafka_order,
+    ordered,
+)
 from kjoin.reports.scenario_page import group_anchor, scenario_file
-from kjoin.reports.verdict import ERA_VERSIONS, JoinVerdict
 
-__all__ = ["STATUS_ORDER", "render_index_page", "status_order"]
+__all__ = ["filter_link", "render_index_page"]
 
-STATUS_ORDER = ("pass", "fail", "declared", "unexpected-pass", "unknown", "not-claimed", "not-applicable")
-"""The harness's outcome statuses (``conformance.harness.outcomes``), in display order."""
-
+Document = Mapping[str, Any]
+Case = Mapping[str, Any]
 _SPACES = re.compile(r"\s+")
+_HINT_LIMIT = 300
 
 
-def status_order(statuses: Iterable[str]) -> list[str]:
-    """Distinct statuses in display order (statuses this report does not know go last, sorted)."""
-    found = set(statuses)
-    return [s for s in STATUS_ORDER if s in found] + sorted(found - set(STATUS_ORDER))
-
-
-def _ordered(items: Iterable[str], known: Sequence[str]) -> list[str]:
-    found = set(items)
-    return [item for item in known if item in found] + sorted(found - set(known))
-
-
-def _token(value: str) -> str:
+def _token(value: object) -> str:
     """A filter token (no spaces: the script splits attribute values on spaces)."""
-    return _SPACES.sub("_", value)
+    return _SPACES.sub("_", str(value))
+
+
+def filter_link(label: str, **wanted: str) -> str:
+    """A link to the matrix filtered by ``wanted`` (``j`` join, ``k`` Kafka, ``s`` status, ``d`` kind)."""
+    fragment = ",".join(f"{name}={_token(value)}" for name, value in wanted.items())
+    return element("a", label, {"href": f"#filter:{fragment}"})
+
+
+def _kind_of(case: Case) -> str:
+    first = case.get("first_divergence")
+    return str(first.get("kind")) if isinstance(first, Mapping) else ""
+
+
+def _kafka_label(case: Case) -> str:
+    return str(case.get("kafka")) + (" intended" if case.get("intended") else "")
+
+
+# --- the top: identity, completeness, the headline --------------------------------------------------------
+
+
+def _headline(document: Document, cases: Sequence[Case]) -> str:
+    counts = Counter(str(case.get("status")) for case in cases)
+    failing = sum(counts[status] for status in FAILING)
+    statuses = ordered(counts, STATUS_ORDER)
+    parts = [f"{counts[status]} {status_badge(status, '#filter:s=' + _token(status))}" for status in statuses]
+    verdict = (
+        f'<p class="verdict-line"><span class="st st-fail">{failing} cases fail</span> of {len(cases)}</p>'
+        if failing
+        else f'<p class="verdict-line"><span class="st st-pass">no case fails</span> ({len(cases)} cases)</p>'
+    )
+    meanings = document.get("statuses") or {}
+    legend = "".join(
+        f"<li>{status_badge(status)} {text(meanings.get(status, ''))}</li>" for status in statuses
+    )
+    return (
+        verdict
+        + f"<p>{', '.join(parts)}</p>"
+        + f"<details><summary>what the statuses mean</summary><ul>{legend}</ul></details>"
+    )
+
+
+def _incomplete(document: Document) -> str:
+    if document.get("complete", True):
+        return ""
+    reason = document.get("incomplete_reason") or "the run did not finish"
+    return (
+        '<div class="incomplete" role="alert"><b>Incomplete run:</b> '
+        f"{text(reason)}. Only the cases that finished are shown; the others were never checked.</div>"
+    )
+
+
+# --- failures by join kind x divergence kind --------------------------------------------------------------
+
+
+def _failures_section(document: Document, cases: Sequence[Case]) -> str:
+    """Failing cases counted by join kind and by the kind of their first divergence."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for case in cases:
+        if case.get("status") in FAILING:
+            counts[str(case.get("join"))][_kind_of(case) or "unexpected-pass"] += 1
+    if not counts:
+        return ""
+    joins = ordered(counts, JOIN_ORDER)
+    kinds = ordered((kind for join in counts.values() for kind in join), KIND_ORDER)
+    meanings = document.get("divergence_kinds") or {}
+    header = ["join", *kinds, "all failing"]
+    head = "".join(
+        f"<th{attr('title', meanings.get(h, ''))}>{text(h)}</th>" if h in kinds else f"<th>{text(h)}</th>"
+        for h in header
+    )
+    rows = []
+    for join in joins:
+        cells = [f"<td>{text(join)}</td>"]
+        for kind in kinds:
+            count = counts[join][kind]
+            cell = filter_link(str(count), j=join, d=kind) if count else "0"
+            cells.append(f'<td class="n{"" if count else " zero"}">{cell}</td>')
+        total = sum(counts[join].values())
+        cells.append(f'<td class="n"><b>{filter_link(str(total), j=join, s="failing")}</b></td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    explained = "".join(
+        f"<li><b>{text(kind)}</b>: {text(meanings.get(kind, ''))}</li>" for kind in kinds if kind in meanings
+    )
+    return (
+        "<h2>What fails</h2><p>Failing cases by join kind and by the kind of their first divergence "
+        "(each count opens the matrix filtered to those cases).</p>"
+        f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f'<ul class="muted">{explained}</ul>'
+    )
+
+
+def _status_section(cases: Sequence[Case]) -> str:
+    per_join: dict[str, Counter[str]] = defaultdict(Counter)
+    for case in cases:
+        per_join[str(case.get("join"))][str(case.get("status"))] += 1
+    statuses = ordered((s for join in per_join.values() for s in join), STATUS_ORDER)
+    rows = []
+    for join in ordered(per_join, JOIN_ORDER):
+        cells = [text(join)]
+        for status in statuses:
+            count = per_join[join][status]
+            cells.append(
+                filter_link(str(count), j=join, s=status) if count else '<span class="zero">0</span>'
+            )
+        cells.append(text(sum(per_join[join].values())))
+        rows.append(cells)
+    totals = Counter(str(case.get("status")) for case in cases)
+    rows.append(["<b>total</b>", *(f"<b>{totals[s]}</b>" for s in statuses), f"<b>{len(cases)}</b>"])
+    return "<h2>Cases by join kind</h2>" + table(
+        ["join", *statuses, "cases"], rows, attrs={"class": "summary"}
+    )
+
+
+# --- verdicts ---------------------------------------------------------------------------------------------
+
+
+def _verdict_row(verdict: Mapping[str, Any], eras: Sequence[str]) -> str:
+    run_as = ", ".join(str(k) for k in verdict.get("kafka") or []) + (
+        " (intended)" if verdict.get("intended") else ""
+    )
+    best = set(verdict.get("best") or [])
+    css_best = "best" if verdict.get("exact") else "close"
+    ranges = verdict.get("ranges") or []
+    others = "<br>".join(
+        text(f"{r.get('eras')} ({r.get('matched')}/{verdict.get('cases')})")
+        + (f' <span class="muted">{text(", ".join(r.get("flags") or []))}</span>' if r.get("flags") else "")
+        for r in ranges
+        if not r.get("best")
+    )
+    matched = next((r for r in ranges if r.get("best")), None)
+    best_label = " and ".join(str(r.get("eras")) for r in ranges if r.get("best")) or "none"
+    quality = "matches" if verdict.get("exact") else "closest"
+    score = f" ({matched.get('matched')}/{verdict.get('cases')})" if matched else ""
+    cells = [
+        text(verdict.get("join")),
+        text(verdict.get("variant")),
+        text(run_as),
+        text(verdict.get("cases")),
+        f'<span class="{css_best}-text">{text(quality)}</span> <b>{text(best_label)}</b>{text(score)}',
+        others,
+    ]
+    scores = {str(e.get("era")): e for e in verdict.get("eras") or []}
+    for era in eras:
+        entry = scores.get(era)
+        if entry is None or not entry.get("applicable"):
+            cells.append('<span class="na">\u2013</span>')
+            continue
+        label = f"{entry.get('matched')}/{entry.get('applicable')}"
+        label = f'<span class="{css_best}">{text(label)}</span>' if era in best else text(label)
+        cells.append(label)
+    row_title = attr("title", verdict.get("summary") or "")
+    return f"<tr{row_title}>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+
+
+def _verdict_section(document: Document) -> str:
+    verdicts = [v for v in document.get("verdicts") or [] if isinstance(v, Mapping)]
+    intro = (
+        "<h2>Which Kafka semantics the candidate matches</h2><p>For each join kind and variant, the "
+        "candidate's outputs are scored against every era of Kafka (an era is named by its first version): "
+        "cases matched / cases that era can run. <b>matches</b> means a best era agrees with every case; "
+        "<b>closest</b> that no era does. The flags beside the other eras are the behaviours that set them "
+        "apart.</p>"
+    )
+    if not verdicts:
+        return intro + '<p class="muted">No case carries both the candidate\'s outputs and its inputs.</p>'
+    eras = kafka_order(str(e.get("era")) for v in verdicts for e in v.get("eras") or [])
+    headers = ["join", "variant", "run as", "cases", "verdict", "other eras", *eras]
+    head = "".join(f"<th>{text(h)}</th>" for h in headers)
+    rows = "\n".join(_verdict_row(verdict, eras) for verdict in verdicts)
+    summaries = "".join(f"<li>{text(v.get('summary'))}</li>" for v in verdicts if v.get("summary"))
+    return (
+        intro
+        + f"<ul>{summaries}</ul>"
+        + "<details><summary>scores per era</summary>"
+        + f'<div class="wide"><table class="verdicts"><thead><tr>{head}</tr></thead><tbody>\n{rows}\n'
+        + "</tbody></table></div></details>"
+    )
+
+
+# --- candidate calls --------------------------------------------------------------------------------------
+
+
+def _calls_section(document: Document) -> str:
+    calls = [c for c in document.get("calls") or [] if isinstance(c, Mapping)]
+    troubled = [c for c in calls if c.get("status") != "ok" or c.get("stderr")]
+    if not calls:
+        return ""
+    rows = []
+    for call in calls:
+        output = ""
+        for stream in ("stdout", "stderr"):
+            if call.get(stream):
+                output += f"<details><summary>{stream}</summary><pre>{text(call[stream])}</pre></details>"
+        status = str(call.get("status"))
+        rows.append(
+            [
+                text(call.get("join")),
+                text(call.get("cases")),
+                f'<span class="st st-{"pass" if status == "ok" else "error"}">{text(status)}</span>',
+                text(call.get("message") or ""),
+                output,
+            ]
+        )
+    title = "Candidate calls" + (f" ({len(troubled)} need a look)" if troubled else "")
+    body = table(["join", "cases", "status", "message", "what it printed"], rows)
+    return element(
+        "details", f"<summary><b>{text(title)}</b></summary>{body}", {"open": "open"} if troubled else None
+    )
+
+
+# --- the matrix -------------------------------------------------------------------------------------------
+
+
+def _hint(case: Case) -> str:
+    first = case.get("first_divergence")
+    if isinstance(first, Mapping):
+        detail = str(first.get("detail") or first.get("kind"))
+    else:
+        detail = str(case.get("reason") or "")
+    return detail if len(detail) <= _HINT_LIMIT else detail[: _HINT_LIMIT - 1] + "\u2026"
+
+
+def _matrix_cell(case: Case | None) -> str:
+    if case is None:
+        return "<td></td>"
+    status = str(case.get("status"))
+    kind = _kind_of(case) if status in ("fail", "declared") else ""
+    label = text(status) + (f' <span class="kind">{text(kind)}</span>' if kind else "")
+    hint = _hint(case)
+    css = "st-" + re.sub(r"[^A-Za-z0-9_-]", "_", status)
+    return f'<td class="{css}"{attr("title", hint) if hint else ""}>{label}</td>'
+
+
+def _matrix_rows(cases: Sequence[Case], variants: Sequence[str]) -> list[str]:
+    groups: dict[tuple[str, str, bool], dict[str, Case]] = defaultdict(dict)
+    for case in cases:
+        key = (str(case.get("scenario")), str(case.get("kafka")), bool(case.get("intended")))
+        groups[key][str(case.get("variant"))] = case
+    versions = kafka_order(kafka for _, kafka, _ in groups)
+
+    def failing_first(key: tuple[str, str, bool]) -> tuple[int, str, int, bool]:
+        statuses = {case.get("status") for case in groups[key].values()}
+        return (0 if statuses & FAILING else 1, key[0], versions.index(key[1]), key[2])
+
+    rows = []
+    for key in sorted(groups, key=failing_first):
+        scenario, kafka, intended = key
+        by_variant = groups[key]
+        href = scenario_file(scenario)
+        label = kafka + (" intended" if intended else "")
+        joins = sorted({str(case.get("join")) for case in by_variant.values()})
+        statuses = {str(case.get("status")) for case in by_variant.values()}
+        if statuses & FAILING:
+            statuses.add("failing")
+        kinds = {_kind_of(case) for case in by_variant.values() if _kind_of(case)}
+        cells = [
+            f'<td><a href="{text(href)}#{group_anchor(kafka, intended)}">{text(scenario)}</a></td>',
+            f"<td>{text(', '.join(joins))}</td>",
+            f"<td>{text(label)}</td>",
+            *(_matrix_cell(by_variant.get(variant)) for variant in variants),
+        ]
+        attrs = (
+            attr("data-j", " ".join(_token(j) for j in joins))
+            + attr("data-k", _token(label))
+            + attr("data-s", " ".join(sorted(_token(s) for s in statuses)))
+            + attr("data-d", " ".join(sorted(_token(k) for k in kinds)))
+        )
+        rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
+    return rows
+
+
+def _select(name: str, label: str, values: Iterable[str]) -> str:
+    options = [f'<option value="">{text(label)}: all</option>']
+    options += [f'<option value="{text(_token(v))}">{text(v)}</option>' for v in values]
+    return f'<select data-filter="{name}" aria-label="{text(label)}">{"".join(options)}</select>'
+
+
+def _matrix_section(cases: Sequence[Case]) -> str:
+    variants = ordered((str(case.get("variant")) for case in cases), VARIANT_ORDER)
+    versions = kafka_order(str(case.get("kafka")) for case in cases)
+    runs_as = sorted(
+        {(str(c.get("kafka")), bool(c.get("intended"))) for c in cases},
+        key=lambda run: (versions.index(run[0]), run[1]),
+    )
+    statuses = ordered((str(c.get("status")) for c in cases), STATUS_ORDER)
+    if any(status in FAILING for status in statuses):
+        statuses = ["failing", *statuses]
+    controls = (
+        '<div class="controls"><input id="q" type="search" placeholder="filter scenarios" '
+        'aria-label="filter scenarios">'
+        + _select("j", "join", ordered((str(c.get("join")) for c in cases), JOIN_ORDER))
+        + _select("k", "kafka", [kafka + (" intended" if intended else "") for kafka, intended in runs_as])
+        + _select("s", "status", statuses)
+        + _select("d", "divergence", ordered((_kind_of(c) for c in cases if _kind_of(c)), KIND_ORDER))
+        + '<span id="shown" class="muted"></span></div>'
+    )
+    head = "".join(f"<th>{text(h)}</th>" for h in ["scenario", "join", "run as Kafka", *variants])
+    rows = "\n".join(_matrix_rows(cases, variants))
+    matrix = (
+        f'<table id="rows" class="matrix"><thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody></table>'
+    )
+    return (
+        '<h2 id="matrix">Scenarios \u00d7 variants</h2><p class="muted">Failing rows first; hover a cell for '
+        "its first divergence, open a scenario for the whole story.</p>" + controls + matrix
+    )
+
+
+# --- what the candidate claims, and the run ---------------------------------------------------------------
 
 
 def _value(value: Any) -> str:
@@ -51,142 +357,40 @@ def _value(value: Any) -> str:
     return "null" if value is None else str(value)
 
 
-def _runs_section(results: Results) -> str:
-    keys: list[str] = []
-    for _, run in results.runs:
-        keys += [key for key in run if key not in keys]
-    rows = [[text(label), *(text(_value(run.get(key))) for key in keys)] for label, run in results.runs]
-    return "<h2>Runs</h2>" + table(["results file", *keys], rows)
-
-
-def _candidate_section(candidate: Mapping[str, Any]) -> str:
-    claim = candidate.get("claim")
+def _candidate_section(document: Document) -> str:
+    candidate = document.get("candidate") or {}
     parts = [f"<h2>Candidate {text(candidate.get('name'))}</h2>"]
+    claim = candidate.get("claim")
     if isinstance(claim, Mapping):
-        rows = [[text(key), text(_value(value))] for key, value in claim.items()]
-        parts.append(table(["claims", "value"], rows))
+        parts.append(table(["claims", "value"], [[text(k), text(_value(v))] for k, v in claim.items()]))
     declared = candidate.get("declared_differences")
     if isinstance(declared, list) and declared:
         headers = ["scenario", "reason", "joins", "variants", "kafka", "strict"]
-        rows = [[text(_value(item.get(name))) for name in headers] for item in declared
-                if isinstance(item, Mapping)]
+        rows = [
+            [text(_value(item.get(h))) for h in headers] for item in declared if isinstance(item, Mapping)
+        ]
         parts.append("<h3>Declared differences</h3>" + table(headers, rows))
+    run = document.get("run") or {}
+    if isinstance(run, Mapping) and run:
+        parts.append(
+            "<h3>Run</h3>" + table(["setting", "value"], [[text(k), text(_value(v))] for k, v in run.items()])
+        )
     return "\n".join(parts)
 
 
-def _counts_section(cases: Sequence[CaseResult]) -> str:
-    statuses = status_order(case.status for case in cases)
-    total = Counter(case.status for case in cases)
-    per_join: dict[str, Counter[str]] = defaultdict(Counter)
-    for case in cases:
-        per_join[case.join][case.status] += 1
-    line = ", ".join(f"{total[s]} {status_badge(s)}" for s in statuses)
-    rows = [[text(join), *(text(per_join[join][s]) for s in statuses), text(sum(per_join[join].values()))]
-            for join in _ordered(per_join, JOIN_KINDS)]
-    rows.append(["<b>total</b>", *(f"<b>{total[s]}</b>" for s in statuses), f"<b>{len(cases)}</b>"])
-    return (f"<h2>Counts</h2><p>{len(cases)} cases: {line}</p>"
-            + table(["join", *statuses, "cases"], rows))
-
-
-def _verdict_section(verdicts: Sequence[JoinVerdict]) -> str:
-    intro = ("<h2>Verdict: which Kafka semantics the candidate matches</h2><p>For each join kind and "
-             "variant, the oracle runs the same inputs as every era of Kafka (named by its first version) "
-             "and the candidate's outputs are scored against each: cases matched / cases that era can run. "
-             "Best eras are highlighted.</p>")
-    if not verdicts:
-        return intro + '<p class="muted">No case carries both the candidate\'s outputs and its inputs.</p>'
-    eras = [era for era, _ in ERA_VERSIONS]
-    headers = ["join", "variant", "run as", "cases", "matches", "does not match", *eras]
-    head = "".join(f"<th>{text(h)}</th>" for h in headers)
-    rows = []
-    for verdict in verdicts:
-        asked = ", ".join(verdict.asked) + (" (intended)" if verdict.intended else "")
-        cells = [f"<td>{text(value)}</td>" for value in (verdict.join, verdict.variant, asked, verdict.cases)]
-        best = [r for r in verdict.ranges if r.best]
-        cells.append("<td><b>" + text(" and ".join(r.label for r in best)) + "</b>"
-                     + text(f" ({best[0].matched}/{verdict.cases})") + "</td>")
-        rejected = "<br>".join(
-            text(f"{r.label} ({r.matched}/{verdict.cases})")
-            + (f' <span class="muted">{text(", ".join(r.flags))}</span>' if r.flags else "")
-            for r in verdict.ranges if not r.best)
-        cells.append(f"<td>{rejected}</td>")
-        for score in verdict.scores:
-            if score.applicable == 0:
-                cells.append('<td class="na">\u2013</td>')
-            else:
-                css = ' class="best"' if score.era in verdict.best else ""
-                cells.append(f"<td{css}>{score.matched}/{score.applicable}</td>")
-        rows.append(f"<tr>{''.join(cells)}</tr>")
-    body = "\n".join(rows)
-    return intro + f'<table class="verdicts"><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>'
-
-
-def _matrix_rows(cases: Sequence[CaseResult], variants: Sequence[str]) -> list[str]:
-    groups: dict[tuple[str, str, bool], dict[str, CaseResult]] = defaultdict(dict)
-    for case in cases:
-        groups[(case.scenario, case.kafka, case.intended)][case.variant] = case
-    versions = kafka_order(kafka for _, kafka, _ in groups)
-    rows = []
-    for scenario, kafka, intended in sorted(groups, key=lambda k: (k[0], versions.index(k[1]), k[2])):
-        by_variant = groups[(scenario, kafka, intended)]
-        href = scenario_file(scenario)
-        label = kafka + (" intended" if intended else "")
-        joins = sorted({case.join for case in by_variant.values()})
-        statuses = status_order(case.status for case in by_variant.values())
-        cells = [
-            f'<td><a href="{text(href)}">{text(scenario)}</a></td>',
-            f"<td>{text(', '.join(joins))}</td>",
-            f'<td><a href="{text(href)}#{group_anchor(kafka, intended)}">{text(label)}</a></td>',
-        ]
-        for variant in variants:
-            case = by_variant.get(variant)
-            if case is None:
-                cells.append("<td></td>")
-            else:
-                css = "st-" + re.sub(r"[^A-Za-z0-9_-]", "_", case.status)
-                cells.append(f'<td class="{css}">{text(case.status)}</td>')
-        attrs = (f' data-j="{text(" ".join(_token(j) for j in joins))}"'
-                 f' data-k="{text(_token(label))}" data-s="{text(" ".join(_token(s) for s in statuses))}"')
-        rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
-    return rows
-
-
-def _select(name: str, label: str, values: Sequence[str]) -> str:
-    options = [f'<option value="">{text(label)}: all</option>']
-    options += [f'<option value="{text(_token(v))}">{text(v)}</option>' for v in values]
-    return f'<select data-filter="{name}" aria-label="{text(label)}">{"".join(options)}</select>'
-
-
-def _matrix_section(cases: Sequence[CaseResult]) -> str:
-    variants = _ordered((case.variant for case in cases), VARIANTS)
-    versions = kafka_order(case.kafka for case in cases)
-    runs_as = sorted({(c.kafka, c.intended) for c in cases}, key=lambda run: (versions.index(run[0]), run[1]))
-    kafka_labels = [kafka + (" intended" if intended else "") for kafka, intended in runs_as]
-    controls = (
-        '<div class="controls"><input id="q" type="search" placeholder="filter scenarios" '
-        'aria-label="filter scenarios">'
-        + _select("j", "join", _ordered((c.join for c in cases), JOIN_KINDS))
-        + _select("k", "kafka", kafka_labels)
-        + _select("s", "status", status_order(c.status for c in cases))
-        + '<span id="shown" class="muted"></span></div>'
-    )
-    head = "".join(f"<th>{text(h)}</th>" for h in ["scenario", "join", "run as Kafka", *variants])
-    rows = "\n".join(_matrix_rows(cases, variants))
-    matrix = f'<table id="rows"><thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody></table>'
-    return f"<h2>Scenarios \u00d7 variants</h2>{controls}{matrix}"
-
-
-def render_index_page(results: Results, verdicts: Sequence[JoinVerdict]) -> str:
-    """The index page of a report."""
-    name = str(results.candidate.get("name"))
-    notes = "".join(f"<li>{text(note)}</li>" for note in results.notes)
+def render_index_page(document: Document, *, banner: str = "") -> str:
+    """The index page of the report of one results ``document``."""
+    cases = [case for case in document.get("cases") or [] if isinstance(case, Mapping)]
+    name = str((document.get("candidate") or {}).get("name"))
     body = [
         f"<h1>kjoin report: {text(name)}</h1>",
-        _counts_section(results.cases),
-        _verdict_section(verdicts),
-        _matrix_section(results.cases),
-        _candidate_section(results.candidate),
-        _runs_section(results),
-        f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "",
+        _incomplete(document),
+        _headline(document, cases),
+        _failures_section(document, cases),
+        _verdict_section(document),
+        _calls_section(document),
+        _status_section(cases),
+        _matrix_section(cases),
+        _candidate_section(document),
     ]
-    return page(f"kjoin report: {name}", "\n".join(part for part in body if part), script=True)
+    return page(f"kjoin report: {name}", "\n".join(part for part in body if part), script=True, banner=banner)

@@ -1,35 +1,35 @@
 """One page per scenario: its cases (one per variant) grouped by the Kafka version they were run as.
 
-Each group shows the seed-shaped table (``# | ts | left | right | one column per variant``) with Kafka's
-outputs and the candidate's differences merged in (missing red, unexpected green), the first divergence
-highlighted, the checker's divergences, and the oracle's state before and after the input where the
-first divergence shows (``oracle.engine.run_traced``: window store or table contents), so the cause is
-visible. Rendering only: outputs and divergences come from the results file.
+The page leads with the versions that were checked (the ones that need attention first), each with: the
+verdict per variant, the seed-shaped table (``# | ts | left | right | one column per variant``) with
+Kafka's outputs and the candidate's differences merged in, the first divergence with why Kafka emits what
+it emits and the oracle's state there as tables, the timeline, and the list of divergences. Versions the
+candidate does not claim fold away at the bottom. Then what the scenario says about itself: its source
+(with a link) and the errata next to the rows they concern. Rendering only: every fact comes from the
+results document.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
-from kjoin.oracle.engine import run_traced
-from kjoin.oracle.errors import OracleError
-from kjoin.oracle.records import VARIANTS, JoinSpec
-from kjoin.reports.diff_table import Column, render_diff_table, show_output, unified_column
-from kjoin.reports.document import CaseResult, kafka_order
-from kjoin.reports.html import element, page, safe_name, status_badge, table, text
+from kjoin.reports.diff_table import render_diff_table, unified_column
+from kjoin.reports.html import element, safe_name, status_badge, table, text
+from kjoin.reports.model import FAILING, VARIANT_ORDER, kafka_order, output_text, record_text
+from kjoin.reports.timeline import render_timeline
 
 __all__ = ["LEGEND", "describe_spec", "group_anchor", "render_scenario_page", "scenario_file"]
 
+Case = Mapping[str, Any]
 _DIVERGENCES_SHOWN = 200
+_UNCHECKED = frozenset({"not-claimed", "not-applicable"})
 
 LEGEND = (
     '<p class="legend"><span class="m-missing">\u2212 missing: Kafka emits it, the candidate does not</span>'
     '<span class="m-unexpected">+ unexpected: the candidate emits it, Kafka does not</span>'
-    '<span class="m-order">~ same output, another place or order</span>'
+    '<span class="m-order">~ same output, another input or order</span>'
     "\u25b6 first divergence</p>"
 )
 
@@ -44,170 +44,232 @@ def group_anchor(kafka: str, intended: bool) -> str:
     return "as-" + safe_name(kafka + ("-intended" if intended else ""), limit=20)
 
 
-def _era(kafka: str, intended: bool) -> str:
-    try:
-        return behaviour_for(kafka, intended=intended).era
-    except UnknownVersionError:
-        return "unknown"
-
-
-def describe_spec(spec: JoinSpec | None) -> str:
-    """The join's settings in words: window, stores, versioned sides."""
-    if spec is None:
+def describe_spec(spec: Mapping[str, Any] | None) -> str:
+    """The join's settings in words, with the header that fits the join kind."""
+    if not spec:
         return "inputs not recorded in the results file"
-    parts = [spec.join + " join"]
-    if spec.window is not None:
-        window = spec.window
-        grace = "none (legacy JoinWindows.of)" if window.grace is None else str(window.grace)
-        if window.legacy and window.grace is not None:
-            grace += " (legacy of().grace())"
-        parts.append(f"window before {window.before} after {window.after} grace {grace}")
-    parts.append(f"{spec.stores} stores")
-    if spec.versioned is not None:
-        versioned = spec.versioned
-        sides = "+".join(side for side in ("left", "right") if versioned.of(side)) or "none"
-        parts.append(f"versioned {sides} (history {versioned.history_ms} ms)")
-    if spec.join == "fk":
-        parts.append(f"foreign key extractor {spec.fk_extractor}")
+    join = spec.get("join")
+    parts = [f"{join} join"]
+    window = spec.get("window")
+    if window and join == "stream-stream":
+        grace = window.get("grace")
+        if grace is None:
+            api = "JoinWindows.of (legacy, no grace given)"
+        elif window.get("legacy"):
+            api = f"JoinWindows.of().grace({grace}) (legacy)"
+        else:
+            api = f"grace {grace}"
+        parts.append(f"window before {window.get('before')} after {window.get('after')}, {api}")
+    elif window:
+        parts.append(f"grace {window.get('grace')} (KIP-923 stream-side buffer)")
+    parts.append(f"{spec.get('stores')} stores")
+    versioned = spec.get("versioned")
+    if versioned:
+        sides = "+".join(side for side in ("left", "right") if versioned.get(side)) or "none"
+        parts.append(f"versioned {sides} (history {versioned.get('history_ms')} ms)")
+    if join == "fk":
+        parts.append(f"foreign key extractor {spec.get('fk_extractor')}")
     return ", ".join(parts)
 
 
-_INLINE = 72
-"""State values whose JSON fits in this many characters stay on one line."""
-
-
-def _plain(value: Any) -> Any:
-    """Snapshot data with string keys only, so it prints as sorted JSON."""
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
-
-
-def _compact(value: Any, indent: str = "") -> str:
-    """JSON, one line per entry only where a value does not fit on one line."""
-    inline = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    if len(inline) + len(indent) <= _INLINE or not isinstance(value, dict | list) or not value:
-        return inline
-    inner = indent + "  "
-    if isinstance(value, dict):
-        items = [f"{inner}{json.dumps(key, ensure_ascii=False)}: {_compact(value[key], inner)}"
-                 for key in sorted(value)]
-        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
-    return "[\n" + ",\n".join(inner + _compact(item, inner) for item in value) + f"\n{indent}]"
-
-
-def _oracle_state(case: CaseResult, at: int) -> str:
-    """The oracle's state before and after input ``at`` (what Kafka's join holds there)."""
-    if case.spec is None or case.records is None or not 0 <= at < len(case.records):
-        return '<p class="muted">The oracle\'s state is not available: the inputs are not recorded.</p>'
-    try:
-        steps = run_traced(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
-    except (OracleError, UnknownVersionError) as error:
-        return f'<p class="muted">The oracle cannot run this case: {text(error)}</p>'
-    before = "(empty: nothing processed yet)" if at == 0 else _compact(_plain(steps[at - 1][1]))
-    after = _compact(_plain(steps[at][1]))
-    emitted = "; ".join(show_output(output) for output in steps[at][0]) or "nothing"
-    headers = [f"before input #{at}", f"after input #{at} (Kafka emits: {emitted})"]
-    state = table(headers, [[f"<pre>{text(before)}</pre>", f"<pre>{text(after)}</pre>"]],
-                  attrs={"class": "state"})
-    summary = f"<summary>Oracle state at input #{at} ({text(case.variant)}): Kafka's join stores</summary>"
-    return element("details", summary + state, {"open": "open"})
-
-
-def _describe_first(case: CaseResult) -> str:
-    first = case.first
-    if first is None:
-        return ""
-    where = "an input the candidate did not name" if first.at is None else f"input #{first.at}"
-    if first.at is not None and case.records is not None and 0 <= first.at < len(case.records):
-        record = case.records[first.at]
-        value = "null" if record.value is None else record.value
-        where += f" ({record.side} {'null' if record.key is None else record.key}: {value} @{record.ts})"
-    words = [f"{case.variant}: first divergence at {where}: {first.kind}"]
-    if first.expected is not None:
-        words.append(f"Kafka emits {show_output(first.expected)}")
-    if first.actual is not None:
-        words.append(f"the candidate emits {show_output(first.actual)}")
-    if first.detail and first.kind != "candidate-error":
-        words.append(first.detail)
-    return f"<p>{text('; '.join(words))}</p>"
-
-
-def _divergence_table(case: CaseResult) -> str:
-    shown = [d for d in case.divergences if d.kind != "candidate-error"][:_DIVERGENCES_SHOWN]
-    if not shown:
-        return ""
-    rows = [[text(d.kind), text("" if d.at is None else d.at),
-             text("" if d.expected is None else show_output(d.expected)),
-             text("" if d.actual is None else show_output(d.actual)), text(d.detail)] for d in shown]
-    more = len(case.divergences) - len(shown)
-    note = f'<p class="muted">... and {more} more</p>' if more > 0 else ""
-    title = f"<h4>Divergences of {text(case.variant)} (compared as {text(case.mode)})</h4>"
-    return title + table(["kind", "input", "Kafka emits", "candidate emits", "note"], rows) + note
-
-
-def _status_line(case: CaseResult) -> str:
-    parts = [f"<b>{text(case.variant)}</b> {status_badge(case.status)}"]
-    if case.mode:
-        parts.append(f'<span class="muted">compared as {text(case.mode)}</span>')
-    if case.declared_reason:
-        parts.append(f"declared difference: {text(case.declared_reason)}")
-    elif case.reason:
-        parts.append(text(case.reason))
+def _status_line(case: Case) -> str:
+    parts = [f"<b>{text(case.get('variant'))}</b> {status_badge(str(case.get('status')))}"]
+    first = case.get("first_divergence")
+    if first:
+        parts.append(f'<span class="kind">{text(first.get("kind"))}</span>')
+    if case.get("mode"):
+        parts.append(f'<span class="muted">compared as {text(case.get("mode"))}</span>')
+    declared = case.get("declared")
+    if declared:
+        parts.append(f"declared difference: {text(declared.get('reason'))}")
+    elif case.get("reason"):
+        parts.append(text(case.get("reason")))
     return "<li>" + " ".join(parts) + "</li>"
 
 
-def _column(case: CaseResult) -> Column:
-    return unified_column(case.expected or (), case.divergences)
+def _first(case: Case) -> str:
+    first = case.get("first_divergence")
+    if not first or first.get("kind") == "candidate-error":
+        return ""
+    at = first.get("at")
+    where = "an input the candidate did not name"
+    records = case.get("records") or []
+    if isinstance(at, int) and 0 <= at < len(records):
+        where = f"input {record_text(records[at], at)}"
+    words = [f"{case.get('variant')}: first divergence at {where}: {first.get('kind')}"]
+    if first.get("detail"):
+        words.append(str(first.get("detail")))
+    html = f"<p>{text('; '.join(words))}</p>"
+    explanation = case.get("explanation")
+    if explanation:
+        if explanation.get("why"):
+            html += f'<p class="why">Why: {text(explanation["why"])}</p>'
+        html += _state(explanation)
+    return html
 
 
-def _group_section(kafka: str, intended: bool, cases: Sequence[CaseResult]) -> str:
-    label = f"as Kafka {kafka} (era {_era(kafka, intended)})" + (", intended semantics" if intended else "")
-    spec = next((case.spec for case in cases if case.spec is not None), None)
+def _state_table(state: Mapping[str, Any]) -> str:
+    title = text(state.get("title"))
+    note = f' <span class="muted">({text(state.get("note"))})</span>' if state.get("note") else ""
+    rows = [[text(cell) for cell in row] for row in state.get("rows") or []]
+    body = table(state.get("columns") or [], rows) if rows else '<p class="muted">empty</p>'
+    return f"<div><b>{title}</b>{note}{body}</div>"
+
+
+def _state(explanation: Mapping[str, Any]) -> str:
+    at = explanation.get("at")
+    emitted = "; ".join(output_text(o) for o in explanation.get("emitted") or []) or "nothing"
+    before = (
+        "".join(_state_table(t) for t in explanation.get("before") or [])
+        or '<p class="muted">nothing yet</p>'
+    )
+    after = "".join(_state_table(t) for t in explanation.get("after") or [])
+    summary = f"<summary>Kafka's state around input #{text(at)} (it emits: {text(emitted)})</summary>"
+    content = (
+        f'<h4>before input #{text(at)}</h4><div class="state">{before}</div>'
+        f'<h4>after input #{text(at)}</h4><div class="state">{after}</div>'
+    )
+    return element("details", summary + content, {"open": "open"})
+
+
+def _divergence_table(case: Case) -> str:
+    divergences = [d for d in case.get("divergences") or [] if d.get("kind") != "candidate-error"]
+    if not divergences:
+        return ""
+    rows = [
+        [
+            text(d.get("kind")),
+            text("" if d.get("at") is None else d.get("at")),
+            text("" if d.get("expected") is None else output_text(d["expected"])),
+            text("" if d.get("actual") is None else output_text(d["actual"])),
+            text(d.get("detail") or ""),
+        ]
+        for d in divergences[:_DIVERGENCES_SHOWN]
+    ]
+    total = int(case.get("divergences_total") or len(divergences))
+    more = f'<p class="muted">{total - len(rows)} more not shown</p>' if total > len(rows) else ""
+    title = f"<h4>Divergences of {text(case.get('variant'))} (compared as {text(case.get('mode'))})</h4>"
+    return title + table(["kind", "input", "Kafka emits", "candidate emits", "detail"], rows) + more
+
+
+def _group_section(kafka: str, intended: bool, cases: Sequence[Case]) -> str:
+    era = next((case.get("era") for case in cases if case.get("era")), None)
+    label = (
+        f"as Kafka {kafka}" + (f" (era {era})" if era else "") + (", intended semantics" if intended else "")
+    )
+    spec = next((case.get("spec") for case in cases if case.get("spec")), None)
     parts = [
         element("h2", text(label), {"id": group_anchor(kafka, intended)}),
         f"<p>{text(describe_spec(spec))}</p>",
         "<ul>" + "".join(_status_line(case) for case in cases) + "</ul>",
     ]
-    records = next((case.records for case in cases if case.records is not None), None)
-    first = {case.first.at: f"first divergence of {case.variant}: {case.first.kind}"
-             for case in reversed(cases) if case.first is not None and case.first.at is not None}
-    headers = [f"{case.variant}: Kafka vs candidate" for case in cases]
-    parts.append(render_diff_table(records, headers, [_column(case) for case in cases], first=first))
-    if any(not case.timestamps for case in cases):
-        parts.append('<p class="muted">Timestamps are not compared for this scenario.</p>')
+    checked = [case for case in cases if case.get("expected") is not None]
+    records = next((case.get("records") for case in cases if case.get("records")), None) or []
+    if checked:
+        first = {
+            case["first_divergence"]["at"]: f"first divergence of {case.get('variant')}"
+            for case in reversed(checked)
+            if case.get("first_divergence") and isinstance(case["first_divergence"].get("at"), int)
+        }
+        headers = [f"{case.get('variant')}: Kafka vs candidate" for case in checked]
+        columns = [
+            unified_column(case.get("expected") or [], case.get("divergences") or []) for case in checked
+        ]
+        parts.append(render_diff_table(records, headers, columns, first=first))
+        drawn = next((case for case in checked if case.get("status") in FAILING), checked[0])
+        timeline = render_timeline(drawn)
+        if timeline:
+            caption = f"<summary>Timeline of {text(drawn.get('variant'))}</summary>"
+            parts.append(element("details", caption + timeline, {"open": "open"}))
     for case in cases:
-        if case.candidate_error is not None:
-            heading = f"<h4>Candidate error ({text(case.variant)})</h4>"
-            parts.append(f"{heading}<pre>{text(case.candidate_error)}</pre>")
-        parts.append(_describe_first(case))
-        if case.first is not None and case.first.at is not None and case.first.kind != "candidate-error":
-            parts.append(_oracle_state(case, case.first.at))
-        parts.append(_divergence_table(case))
+        if case.get("candidate_error"):
+            parts.append(
+                f"<h4>Candidate error ({text(case.get('variant'))})</h4>"
+                f"<pre>{text(case.get('candidate_error'))}</pre>"
+            )
+        parts += [_first(case), _divergence_table(case)]
     return "\n".join(part for part in parts if part)
 
 
-def _variant_order(case: CaseResult) -> tuple[int, str]:
-    return (VARIANTS.index(case.variant) if case.variant in VARIANTS else len(VARIANTS), case.variant)
+def _about(cases: Sequence[Case]) -> str:
+    about = next((case.get("about") for case in cases if case.get("about")), None)
+    if not about:
+        return ""
+    parts = ["<h2>About this scenario</h2>"]
+    if about.get("features"):
+        parts.append(f"<p>features: {text(', '.join(about['features']))}</p>")
+    reference = about.get("reference")
+    if reference:
+        link = element("a", text(reference.get("title")), {"href": reference.get("url")})
+        parts.append(f"<p>source: {link}, {text(reference.get('section'))}</p>")
+        if reference.get("info"):
+            parts.append(
+                f"<details><summary>the table as the source shows it</summary>"
+                f"<pre>{text(reference['info'])}</pre></details>"
+            )
+    errata = about.get("errata") or []
+    if errata:
+        rows = [
+            [
+                text("" if e.get("row") is None else e["row"]),
+                text(e.get("variant") or "all"),
+                text(e.get("kafka") or "all"),
+                text(e.get("seed_shows")),
+                text(e.get("kafka_does")),
+                text(e.get("evidence")),
+            ]
+            for e in errata
+        ]
+        parts.append(
+            "<h3>Errata: where the source is wrong</h3>"
+            + table(["input row", "variant", "kafka", "the source shows", "Kafka does", "evidence"], rows)
+        )
+    return "\n".join(parts)
 
 
-def render_scenario_page(scenario: str, cases: Sequence[CaseResult]) -> str:
-    """The page of one scenario: a section per Kafka version the cases were run as, oldest first."""
-    groups: dict[tuple[str, bool], list[CaseResult]] = defaultdict(list)
+def _variant_order(case: Case) -> tuple[int, str]:
+    variant = str(case.get("variant"))
+    return (VARIANT_ORDER.index(variant) if variant in VARIANT_ORDER else len(VARIANT_ORDER), variant)
+
+
+def render_scenario_page(scenario: str, cases: Sequence[Case], *, banner: str = "") -> str:
+    """The page of one scenario: the checked versions first (failing before passing, newest first), then
+    the versions not checked, folded."""
+    from kjoin.reports.html import page
+
+    groups: dict[tuple[str, bool], list[Case]] = defaultdict(list)
     for case in cases:
-        groups[(case.kafka, case.intended)].append(case)
+        groups[(str(case.get("kafka")), bool(case.get("intended")))].append(case)
     versions = kafka_order(kafka for kafka, _ in groups)
-    order = sorted(groups, key=lambda key: (versions.index(key[0]), key[1]))
-    sources = sorted({case.source for case in cases if case.source})
-    joins = sorted({case.join for case in cases})
-    body = [
-        '<p><a href="../index.html">\u2190 index</a></p>',
-        f"<h1>{text(scenario)}</h1>",
-        f"<p>{text(', '.join(joins))} join; from {text(', '.join(sources) or 'unknown source')}</p>",
+
+    def priority(key: tuple[str, bool]) -> tuple[int, int, int]:
+        statuses = {case.get("status") for case in groups[key]}
+        unchecked = statuses <= _UNCHECKED
+        return (1 if unchecked else 0, 0 if statuses & FAILING else 1, -versions.index(key[0]))
+
+    order = sorted(groups, key=priority)
+    about = next((case.get("about") for case in cases if case.get("about")), None) or {}
+    sources = sorted({str(case.get("source")) for case in cases if case.get("source")})
+    joins = sorted({str(case.get("join")) for case in cases})
+    body = ['<p><a href="../index.html">\u2190 index</a></p>', f"<h1>{text(scenario)}</h1>"]
+    if about.get("description"):
+        body.append(f"<p><b>{text(about['description'])}</b></p>")
+    body += [
+        f"<p>{text(', '.join(joins))} join; from {text(', '.join(sources) or 'an unknown source')}</p>",
         LEGEND,
     ]
-    body += [_group_section(kafka, intended, sorted(groups[(kafka, intended)], key=_variant_order))
-             for kafka, intended in order]
-    return page(f"{scenario} \u2014 kjoin report", "\n".join(body))
+    folded = []
+    for key in order:
+        section = _group_section(key[0], key[1], sorted(groups[key], key=_variant_order))
+        statuses = {case.get("status") for case in groups[key]}
+        if statuses <= _UNCHECKED:
+            folded.append(section)
+        else:
+            body.append(section)
+    if folded:
+        summary = (
+            f"<summary>{len(folded)} Kafka versions not checked (not claimed or not applicable)</summary>"
+        )
+        body.append(element("details", summary + "\n".join(folded)))
+    body.append(_about(cases))
+    return page(f"{scenario} \u2014 kjoin report", "\n".join(part for part in body if part), banner=banner)

@@ -1,48 +1,108 @@
-"""Write a static HTML report from results files: ``index.html`` and one page per scenario under ``s/``.
+"""Write reports to disk: the report of a results document (``index.html`` and one page per scenario
+under ``s/``), the page of a comparison, the pages of a version diff.
 
-The same results file gives byte-identical pages (STYLE.md rule 15): pages are built from sorted data,
-verdicts are recomputed from the cases with the oracle (deterministic), and nothing reads the clock.
+The same document gives byte-identical files (nothing reads the clock). A folder written before is
+updated in place: a ``.kjoin-pages`` manifest lists the pages the last write made, and pages of scenarios
+that are gone are removed (only those: nothing else in the folder is touched).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
-from kjoin.reports.document import CaseResult, Results, load_results, merge_results
+from kjoin.reports.compare_page import render_compare_page
+from kjoin.reports.html import text
 from kjoin.reports.index_page import render_index_page
 from kjoin.reports.scenario_page import render_scenario_page, scenario_file
-from kjoin.reports.verdict import verdicts
+from kjoin.reports.version_diff_page import diff_page_file, render_diff_index, render_diff_scenario_page
 
-__all__ = ["render_report", "write_pages", "write_report"]
+__all__ = [
+    "MANIFEST",
+    "banner_of",
+    "render_report",
+    "write_comparison",
+    "write_pages",
+    "write_report",
+    "write_version_diff",
+]
+
+MANIFEST = ".kjoin-pages"
+Progress = Callable[[int, int], None]
+"""Called with (pages written, pages in all)."""
 
 
-def render_report(results: Results) -> dict[str, str]:
-    """Every page of the report: path relative to the report folder -> HTML."""
-    by_scenario: dict[str, list[CaseResult]] = defaultdict(list)
-    for case in results.cases:
-        by_scenario[case.scenario].append(case)
-    pages = {"index.html": render_index_page(results, verdicts(results.cases))}
+def banner_of(document: Mapping[str, Any]) -> str:
+    """The line on top of every page: candidate, tool and Spark versions, completeness."""
+    candidate = document.get("candidate") or {}
+    run = document.get("run") or {}
+    parts = [f"candidate <b>{text(candidate.get('name'))}</b>"]
+    if run.get("kafka"):
+        parts.append(f"run as Kafka {text(run.get('kafka'))}")
+    parts.append(f"kjoin {text(run.get('tool_version') or 'unknown')}")
+    if run.get("pyspark_version"):
+        parts.append(f"PySpark {text(run.get('pyspark_version'))}")
+    if run.get("spark_master"):
+        parts.append(f"master {text(run.get('spark_master'))}")
+    if not document.get("complete", True):
+        parts.append('<span class="st st-unknown">incomplete run</span>')
+    return " \u00b7 ".join(parts)
+
+
+def render_report(document: Mapping[str, Any]) -> dict[str, str]:
+    """Every page of a results document's report: path relative to the report folder -> HTML."""
+    banner = banner_of(document)
+    by_scenario: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for case in document.get("cases") or []:
+        by_scenario[str(case.get("scenario"))].append(case)
+    pages = {"index.html": render_index_page(document, banner=banner)}
     for scenario in sorted(by_scenario):
-        pages[scenario_file(scenario)] = render_scenario_page(scenario, by_scenario[scenario])
+        pages[scenario_file(scenario)] = render_scenario_page(scenario, by_scenario[scenario], banner=banner)
     return pages
 
 
-def write_pages(pages: dict[str, str], out_dir: Path) -> Path:
-    """Write ``pages`` below ``out_dir`` (UTF-8, ``\\n`` line ends); returns the index page's path."""
-    for relative, content in pages.items():
+def write_pages(pages: Mapping[str, str], out_dir: Path, *, progress: Progress | None = None) -> Path:
+    """Write ``pages`` below ``out_dir`` (UTF-8, ``\\n`` line ends), remove the pages of an earlier write
+    that are not among them; returns the index page's path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    manifest = out_dir / MANIFEST
+    earlier = set(manifest.read_text(encoding="utf-8").split("\n")) if manifest.is_file() else set()
+    for done, (relative, content) in enumerate(sorted(pages.items()), start=1):
         path = out_dir / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8", newline="\n")
+        if progress is not None:
+            progress(done, len(pages))
+    for stale in sorted(earlier - set(pages)):
+        target = out_dir / stale
+        if stale and target.is_file() and target.resolve().is_relative_to(out_dir.resolve()):
+            target.unlink()
+    manifest.write_text("\n".join(sorted(pages)) + "\n", encoding="utf-8", newline="\n")
     return out_dir / "index.html"
 
 
-def write_report(results_paths: Path | Sequence[Path], out_dir: Path) -> Path:
-    """Read one or more results files (of one candidate) and write their report into ``out_dir``.
+def write_report(document: Mapping[str, Any], out_dir: Path, *, progress: Progress | None = None) -> Path:
+    """Write the report of a results ``document`` (docs/results-format.md) into ``out_dir``; returns
+    the path of ``index.html``. ``progress`` is called as pages are written."""
+    return write_pages(render_report(document), out_dir, progress=progress)
 
-    Returns the path of ``index.html``. Raises ``ReportInputError`` naming the file and field when a
-    results file cannot be read or does not follow the schema."""
-    paths = [results_paths] if isinstance(results_paths, Path) else list(results_paths)
-    results = merge_results([load_results(path) for path in paths])
-    return write_pages(render_report(results), out_dir)
+
+def write_comparison(comparison: Mapping[str, Any], out_dir: Path) -> Path:
+    """Write ``compare.html`` (a ``kjoin-comparison`` document) into ``out_dir``; returns its path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "compare.html"
+    path.write_text(render_compare_page(comparison), encoding="utf-8", newline="\n")
+    return path
+
+
+def write_version_diff(diff: Mapping[str, Any], out_dir: Path, *, progress: Progress | None = None) -> Path:
+    """Write the pages of a ``kjoin-version-diff`` document into ``out_dir``; returns ``index.html``."""
+    banner = f"kjoin version diff: Kafka {text(diff.get('older'))} vs {text(diff.get('newer'))}"
+    pages = {"index.html": render_diff_index(diff, banner=banner)}
+    for entry in diff.get("scenarios") or []:
+        pages[diff_page_file(str(entry.get("scenario")))] = render_diff_scenario_page(
+            diff, entry, banner=banner
+        )
+    return write_pages(pages, out_dir, progress=progress)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,11 +92,13 @@ def fuzz_seed(fuzz_profile: FuzzProfile) -> int:
     return active_seed(fuzz_profile)
 
 
-@pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
+@pytest.fixture(scope="module")
+def spark() -> SparkSession:
+    """The worker's SparkSession, looked up per module: a fault test whose candidate stops Spark leaves the
+    next module a live session (started again), not the stopped one."""
     from kjoin.conformance.harness.spark_session import start_session
 
-    yield start_session("local[2]")
+    return start_session("local[2]")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -63,6 +63,13 @@ def test_unclaimed_because_names_the_property_outside_the_claim() -> None:
     assert unclaimed_because(claim, ss_case("inner", "4.0")) is None
     assert unclaimed_because(claim, ss_case("left")) == "not claimed: left stream-stream joins"
     assert "Kafka 3.7 (era 3.7)" in str(unclaimed_because(claim, ss_case("inner", "3.7")))
+    # a claimed version covers another only where the join kind's semantics agree: 4.0.0 brought back the
+    # foreign-key bug 3.9.1 had fixed (KAFKA-16394)
+    fk = ss_case("inner", "4.0")
+    fk = replace(fk, spec=replace(fk.spec, join="fk", window=None, fk_extractor="colon-prefix"))
+    fk_claim = replace(claim, joins=frozenset({"fk"}), kafka=("3.9.1",))
+    assert "Kafka 4.0 (era 4.0.0)" in str(unclaimed_because(fk_claim, fk))
+    assert unclaimed_because(fk_claim, replace(fk, kafka="4.0.1")) is None
     versioned = ss_case("inner")
     versioned = replace(
         versioned,

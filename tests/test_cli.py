@@ -306,3 +306,25 @@ def test_check_counts_every_block_variant_of_a_toml_scenario(tmp_path: Path) -> 
     rows = {cells[0]: cells[1:] for cells in table if len(cells) > 1}
     assert rows == {str(good): ["2", "2", "0", "0", "pass"], str(bad): ["2", "1", "1", "0", "FAIL"]}
     assert "tt-cli-two-updates-7[inner-3.9]" in out and "wrong-timestamp at input #1" in out
+
+
+def test_progress_in_logs_writes_lines_for_long_work_only() -> None:
+    import io as _io
+
+    from kjoin.conformance.cli.common import Progress
+
+    quiet = _io.StringIO()
+    with Progress(quiet, "short", 3, interval=3600) as progress:
+        for _ in range(3):
+            progress.advance()
+    assert quiet.getvalue() == ""  # work shorter than one interval leaves the log alone
+    log = _io.StringIO()
+    with Progress(log, "long", 2, unit="pages", interval=0) as progress:
+        progress.update(1)
+        progress.update(3, total=4)  # the total can become known on the way
+        progress.note("2 Spark tasks running")
+    lines = log.getvalue().splitlines()
+    assert lines[0].startswith("long: 1/2 pages, 0 s elapsed, about ")
+    assert lines[1].startswith("long: 3/4 pages, 0 s elapsed, about ")
+    assert lines[2].endswith("(2 Spark tasks running)")
+    assert lines[-1] == "long: 3/4 pages, 0 s elapsed, about 0 s left"

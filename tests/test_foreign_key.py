@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from kjoin.conformance.catalogue.portable import case_from_json, output_to_json
 from kjoin.oracle import JoinSpec, Record, UnsupportedJoinError, Versioning, behaviour_for, processor_for, run
-from kjoin.oracle.portable import output_to_json, parse_scenario
 from kjoin.oracle.records import FkExtractor, Key, Side, Value, Variant
 from kjoin.scenarios import CATALOGUE_ROOT
 
@@ -122,12 +122,20 @@ def test_fk_left_join_delete_emits_two_tombstones_on_3_7_kafka_16394() -> None:
     assert _run("left", records, "3.7") == [("k1", ("f1:L1", "R1"), 5), ("k1", None, 5), ("k1", None, 3)]
 
 
-@pytest.mark.parametrize(("version", "intended"), [("3.5", False), ("3.9", True)])
-def test_fk_left_join_delete_emits_one_tombstone_before_3_7_or_when_intended(
+def test_fk_left_join_delete_emits_one_tombstone_before_3_7() -> None:
+    records = [_right("f1", "R1", 5), _left("k1", "f1:L1", 1), _left("k1", None, 3)]
+    # the one tombstone answers DELETE_KEY_AND_PROPAGATE via f1: max with R1's ts
+    assert _run("left", records, "3.5") == [("k1", ("f1:L1", "R1"), 5), ("k1", None, 5)]
+
+
+@pytest.mark.parametrize(("version", "intended"), [("3.9", True), ("3.9.1", False), ("4.3", False)])
+def test_fk_left_join_delete_emits_one_tombstone_at_the_left_ts_once_fixed(
     version: str, intended: bool
 ) -> None:
     records = [_right("f1", "R1", 5), _left("k1", "f1:L1", 1), _left("k1", None, 3)]
-    assert _run("left", records, version, intended=intended) == [("k1", ("f1:L1", "R1"), 5), ("k1", None, 5)]
+    # KAFKA-16394 fixed (3.9.1, 4.0.1): the old foreign key's subscription is deleted without a result, the
+    # tombstone comes from the null-foreign-key path at the left record's ts (golden 3.9.2 / 4.3.1 traces)
+    assert _run("left", records, version, intended=intended) == [("k1", ("f1:L1", "R1"), 5), ("k1", None, 3)]
 
 
 # --- null foreign keys -----------------------------------------------------------------------------------
@@ -304,7 +312,7 @@ def _golden(version: str) -> dict[str, dict[str, Any]]:
     return {trace["id"]: trace for trace in map(json.loads, filter(str.strip, lines))}
 
 
-_GOLDEN_35 = _golden("3.5")
+_GOLDEN_FIXED = _golden("3.9.2")
 _KAFKA_16394 = [
     trace
     for version in ("3.7", "3.9")
@@ -319,12 +327,13 @@ def test_fk_golden_kafka_16394_lines_are_all_left_fk_joins() -> None:
 
 
 @pytest.mark.parametrize("trace", _KAFKA_16394, ids=[f"{t['id']}@{t['kafka']}" for t in _KAFKA_16394])
-def test_fk_left_join_kafka_16394_intended_matches_3_5_and_actual_matches_trace(
+def test_fk_left_join_kafka_16394_intended_matches_the_fixed_release_and_actual_matches_trace(
     trace: dict[str, Any],
 ) -> None:
-    scenario = parse_scenario(trace, trace["id"])
-    before = _GOLDEN_35[trace["id"]]
-    assert parse_scenario(before, before["id"]).records == scenario.records
+    """``intended`` is the behaviour Kafka shipped when it fixed the bug: the same inputs traced on 3.9.2."""
+    scenario = case_from_json(trace, f"golden/{trace['kafka']}.jsonl")
+    before = _GOLDEN_FIXED[trace["id"]]
+    assert case_from_json(before, "golden/3.9.2.jsonl").records == scenario.records
     intended = run(scenario.spec, scenario.records, behaviour_for(scenario.kafka, intended=True))
     actual = run(scenario.spec, scenario.records, behaviour_for(scenario.kafka))
     assert [output_to_json(output) for output in intended] == before["expected"]

@@ -178,8 +178,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "kjoin.conformance.harness": (*_BELOW_HARNESS, "kjoin.conformance.harness"),
     "kjoin.conformance.differential": (*_BELOW_HARNESS, "kjoin.conformance.harness",
                                        "kjoin.conformance.strategies", "kjoin.conformance.differential"),
-    "kjoin.conformance.kafka": (*_BELOW_HARNESS, "kjoin.conformance.harness", "kjoin.conformance.differential",
-                                "kjoin.conformance.kafka"),
+    "kjoin.conformance.kafka": (*_BELOW_HARNESS, "kjoin.conformance.harness",
+                                "kjoin.conformance.differential", "kjoin.conformance.kafka"),
     "kjoin.conformance.cli": ("kjoin.",),
     "kjoin.conformance.plugin": ("kjoin.conformance.harness", "kjoin.conformance.hooks", "kjoin.reports"),
     "kjoin.conformance.hooks": (),
@@ -243,3 +243,18 @@ def test_layering_checker_flags_an_upward_import(tmp_path: Path) -> None:
     assert _part(_module_name(fake)) == "kjoin.oracle"
     (tmp_path / "m.py").write_text("from kjoin.conformance.harness import x\nimport oracle.records\n")
     assert _kjoin_imports(tmp_path / "m.py") == [(1, "kjoin.conformance.harness"), (2, "oracle.records")]
+
+
+def test_every_package_folder_is_in_the_wheel() -> None:
+    """A wheel holds only the packages ``pyproject.toml`` lists: a new subpackage left out would work in the
+    editable checkout and be missing for every user who installs the release."""
+    import tomllib
+
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    listed = set(settings["packages"])
+    found = set()
+    for name, folder in settings["package-dir"].items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            relative = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((name, *relative)))
+    assert found == listed

@@ -1,9 +1,11 @@
-"""The report in a real browser (headless Chromium through chromedriver's W3C WebDriver API): the matrix
-and its filters work, missing and unexpected rows are red and green, hostile values stay inert text, the
-pages load nothing from the network and log no console errors.
+"""The report in a real browser (headless Chromium through Selenium and chromedriver): the matrix and its
+filters work (controls and ``#filter:`` links from the summary), missing and unexpected outputs are red
+and green, the timeline draws, hostile values stay inert text, and the pages load nothing from the
+network and log no console errors.
 
 Skipped only outside CI when Chromium is not installed; with ``CI=true`` a missing browser is a failure,
 so CI cannot go green without running it (Debian: ``apt-get install -y chromium chromium-driver``).
+``KJOIN_SCREENSHOTS=DIR`` also saves a screenshot of each page the tests open.
 """
 
 from __future__ import annotations
@@ -14,15 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver import Chrome
 
 from kjoin.conformance.checker import CandidateFailure
-from kjoin.conformance.harness.results import write_results
 from kjoin.oracle.records import Output
+from kjoin.reports import write_report
 from kjoin.reports.assets import MISSING_BACKGROUND, UNEXPECTED_BACKGROUND
 from kjoin.reports.scenario_page import scenario_file
-from kjoin.reports.write import write_report
+from support.browser import BrowserMissing, find_browser, headless_chromium
 from support.report_documents import FakeCandidate, document_of, make_case, outcome_of, with_outputs
-from support.webdriver_client import BrowserMissing, WebDriver, find_browser, headless_chromium
 
 HOSTILE = "<script>alert(1)</script>"
 BREAKOUT = '"><img src=x onerror=alert(2)>'
@@ -40,7 +43,7 @@ def _in_ci() -> bool:
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chrome]:
     try:
         find_browser()
     except BrowserMissing as missing:
@@ -64,32 +67,47 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
         outcome_of(hostile, with_outputs(hostile, [Output(BREAKOUT, (HOSTILE, BREAKOUT), 2, 1)])),
         outcome_of(broken, CandidateFailure(HOSTILE, BREAKOUT)),
     ]
-    write_results(folder / "results.json", document_of(outcomes, FakeCandidate(name=HOSTILE)))
-    write_report(folder / "results.json", folder)
+    write_report(document_of(outcomes, FakeCandidate(name=HOSTILE)), folder)
     return folder
 
 
-def _open(browser: WebDriver, page: Path) -> None:
-    browser.open(page.as_uri())
-    assert browser.alert_text() is None  # nothing in the page opened an alert
+def _open(browser: Chrome, page: Path, fragment: str = "") -> None:
+    browser.get(page.as_uri() + fragment)
+    try:
+        alert = browser.switch_to.alert.text
+    except NoAlertPresentException:
+        alert = None
+    assert alert is None  # nothing in the page opened an alert
+    shots = os.environ.get("KJOIN_SCREENSHOTS")
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(Path(shots) / f"{page.stem}{fragment.replace(':', '_')}.png"))
 
 
-def _severe(browser: WebDriver) -> list[dict[str, Any]]:
-    return [entry for entry in browser.console() if entry.get("level") == "SEVERE"]
+def _severe(browser: Chrome) -> list[dict[str, Any]]:
+    return [entry for entry in browser.get_log("browser") if entry.get("level") == "SEVERE"]
 
 
-def test_browser_index_matrix_renders_and_filters(browser: WebDriver, report: Path) -> None:
+def _visible(browser: Chrome) -> list[str]:
+    return list(
+        browser.execute_script(
+            "return Array.from(document.querySelectorAll('#rows tbody tr')).filter(r => !r.hidden)"
+            ".map(r => r.cells[0].textContent);"
+        )
+    )
+
+
+def test_browser_index_matrix_renders_and_filters(browser: Chrome, report: Path) -> None:
     _open(browser, report / "index.html")
-    rows = browser.execute("return document.querySelectorAll('#rows tbody tr').length")
-    assert rows == 3
-    colours = browser.execute(
+    assert len(_visible(browser)) == 3
+    colours = browser.execute_script(
         "return Array.from(document.querySelectorAll('#rows td[class^=st-]'))"
         ".map(td => [td.className, getComputedStyle(td).backgroundColor]);"
     )
-    assert sorted(map(tuple, colours)) == [("st-fail", "rgb(207, 34, 46)")] * 3 + [
-        ("st-pass", "rgb(218, 251, 225)")
-    ]
-    shown = browser.execute(
+    assert sorted(map(tuple, colours)) == [("st-error", "rgb(207, 34, 46)")] + [
+        ("st-fail", "rgb(207, 34, 46)")
+    ] * 2 + [("st-pass", "rgb(218, 251, 225)")]
+    shown = browser.execute_script(
         "var s = document.querySelector('select[data-filter=s]'); s.value = 'pass';"
         "s.dispatchEvent(new Event('change'));"
         "var visible = Array.from(document.querySelectorAll('#rows tbody tr')).filter(r => !r.hidden)"
@@ -101,46 +119,69 @@ def test_browser_index_matrix_renders_and_filters(browser: WebDriver, report: Pa
         "return [visible, found, document.getElementById('shown').textContent];"
     )
     assert shown == [["ss-small"], [f"hostile-{HOSTILE}"], "1 of 3 rows shown"]
-    assert browser.execute("return performance.getEntriesByType('resource').length") == 0  # offline
+    resources = browser.execute_script("return performance.getEntriesByType('resource').length")
+    assert resources == 0  # offline
     assert _severe(browser) == []
 
 
-def test_browser_scenario_page_shows_missing_rows_red_and_unexpected_rows_green(
-    browser: WebDriver, report: Path
+def test_browser_summary_links_open_the_filtered_matrix(browser: Chrome, report: Path) -> None:
+    _open(browser, report / "index.html")
+    link = browser.execute_script(
+        "var a = Array.from(document.querySelectorAll('table.summary a'))"
+        ".find(a => a.getAttribute('href') === '#filter:j=stream-stream,d=candidate-error');"
+        "a.click(); return a.getAttribute('href');"
+    )
+    assert link == "#filter:j=stream-stream,d=candidate-error"
+    assert _visible(browser) == ["ss-broken"]
+    selected = browser.execute_script(
+        "return Array.from(document.querySelectorAll('select[data-filter]')).map(s => s.value);"
+    )
+    assert selected == ["stream-stream", "", "", "candidate-error"]
+    _open(browser, report / "index.html", "#filter:s=failing")  # a link from outside the page
+    assert sorted(_visible(browser)) == [f"hostile-{HOSTILE}", "ss-broken", "ss-small"]
+    assert _severe(browser) == []
+
+
+def test_browser_scenario_page_shows_missing_red_unexpected_green_and_the_timeline(
+    browser: Chrome, report: Path
 ) -> None:
     _open(browser, report / scenario_file("ss-small"))
-    found = browser.execute(
+    found = browser.execute_script(
         "function cells(css) { return Array.from(document.querySelectorAll('table.diff td.' + css))"
         ".map(td => [td.textContent, getComputedStyle(td).backgroundColor]); }"
         "var first = document.querySelector('table.diff tr.first td');"
+        "var svg = document.querySelector('svg.timeline');"
         "return [cells('m-missing'), cells('m-unexpected'), getComputedStyle(first).borderTopColor,"
-        " first.textContent];"
+        " first.textContent, svg.getBoundingClientRect().width > 400,"
+        " svg.querySelectorAll('.out-missing').length, svg.querySelectorAll('.out-unexpected').length];"
     )
     assert found == [
         [["\u2212 B - null @30", _rgb(MISSING_BACKGROUND)]],
         [["+ A - null @1", _rgb(UNEXPECTED_BACKGROUND)]],
         "rgb(207, 34, 46)",
         "\u25b6 0",
+        True,
+        1,
+        1,
     ]
     assert _severe(browser) == []
 
 
-def test_browser_keeps_hostile_values_inert(browser: WebDriver, report: Path) -> None:
+def test_browser_keeps_hostile_values_inert(browser: Chrome, report: Path) -> None:
     for page, scripts in (
         (report / "index.html", 1),
         (report / scenario_file(f"hostile-{HOSTILE}"), 0),
         (report / scenario_file("ss-broken"), 0),
     ):
         _open(browser, page)
-        found = browser.execute(
+        text, script_count, images, handlers = browser.execute_script(
             "return [document.body.textContent, document.querySelectorAll('script').length,"
             " document.querySelectorAll('img').length,"
             " Array.from(document.querySelectorAll('*')).filter(e => Array.from(e.attributes)"
             "   .some(a => a.name.startsWith('on'))).length];"
         )
-        text, script_count, images, handlers = found
         assert HOSTILE in text, page
         assert (script_count, images, handlers) == (scripts, 0, 0), page
         assert _severe(browser) == [], page
     _open(browser, report / scenario_file(f"hostile-{HOSTILE}"))
-    assert f"+ {HOSTILE} - {BREAKOUT} @2" in browser.execute("return document.body.textContent")
+    assert f"+ {HOSTILE} - {BREAKOUT} @2" in browser.execute_script("return document.body.textContent")

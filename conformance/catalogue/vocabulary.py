@@ -138,6 +138,11 @@ DOCUMENTS: Mapping[str, Document] = MappingProxyType(
             "https://cwiki.apache.org/confluence/display/KAFKA/KIP-914%3A+DSL+Processor+Semantics+for+Versioned+Stores",
             True,
         ),
+        "KAFKA-16394": Document(
+            "KAFKA-16394: foreign-key left join repeats results on a foreign-key change (Apache Kafka Jira)",
+            "https://issues.apache.org/jira/browse/KAFKA-16394",
+            False,
+        ),
         "kjoin-spec": Document(
             "This project's specification (docs/semantics/): the section names a rule id such as SS-7",
             "docs/semantics/README.md",

@@ -104,7 +104,8 @@ class Progress:
     """Progress of one stage of long work: counts, elapsed time and an estimate of what is left.
 
     On a terminal it is a live bar (tqdm, on stderr); in logs (not a terminal) a plain line every
-    ``interval`` seconds and one at the end, so CI logs show that work goes on without drowning in it.
+    ``interval`` seconds and one at the end of a stage that lasted that long, so CI logs show that long work
+    goes on without drowning in lines about short work.
     """
 
     def __init__(
@@ -118,6 +119,7 @@ class Progress:
         self.done = 0
         self.started = time.monotonic()
         self._last_line = self.started
+        self._lines = 0
         self._bar: Any = None
         if _is_terminal(stream):
             from tqdm import tqdm
@@ -144,9 +146,13 @@ class Progress:
         """``count`` more items done."""
         self.update(self.done + count)
 
-    def update(self, done: int) -> None:
-        """``done`` items done so far."""
+    def update(self, done: int, total: int | None = None) -> None:
+        """``done`` items done so far (of ``total``, when the total became known or changed)."""
         step, self.done = done - self.done, done
+        if total is not None and total != self.total:
+            self.total = total
+            if self._bar is not None:
+                self._bar.total = total
         if self._bar is not None:
             self._bar.update(step)
             return
@@ -175,12 +181,13 @@ class Progress:
             f"{self.label}: {self.done}/{self.total} {self.unit}, {_duration(elapsed)} elapsed{left}{extra}\n"
         )
         self.stream.flush()
+        self._lines += 1
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        elif self.done or self.total:
+        elif self._lines or time.monotonic() - self.started >= self.interval:
             self._line()
         self.total = self.done = 0
 

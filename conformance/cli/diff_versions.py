@@ -17,6 +17,7 @@ from kjoin.conformance.cli.common import (
     EXIT_USAGE,
     Progress,
     Streams,
+    UsageError,
     lines,
     version_argument,
     worst,
@@ -61,6 +62,9 @@ def _diff_versions(args: argparse.Namespace, streams: Streams) -> int:
 
         diff = version_diff(loaded.cases, args.older, args.newer, ids=args.ids, progress=advance)
     counts = diff["counts"]
+    if not counts["scenarios"]:
+        wanted = f"matches {' '.join(args.ids)}" if args.ids else "was found"
+        raise UsageError(f"diff-versions: no scenario {wanted}")
     streams.stdout.write(
         f"Kafka {args.older} (era {diff['older_era']}) vs {args.newer} (era {diff['newer_era']}): "
         f"{counts['scenarios']} scenarios, {counts['differ']} with different outputs\n"

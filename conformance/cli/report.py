@@ -42,8 +42,8 @@ def _report(args: argparse.Namespace, streams: Streams) -> int:
         document = merge_documents(documents, [str(path) for path in args.results])
     except ResultsError as error:
         raise UsageError(f"report: {error}") from error
-    with Progress(streams.stderr, "report", len(document["cases"]), unit="cases") as progress:
-        index = write_report(document, args.out, progress=lambda done, _: progress.update(done))
+    with Progress(streams.stderr, "report", len(document["cases"]), unit="pages") as progress:
+        index = write_report(document, args.out, progress=progress.update)
     if not document["complete"]:
         streams.stderr.write(f"kjoin: report: the run is incomplete: {document['incomplete_reason']}\n")
     streams.stdout.write(f"report written to {index}\n")

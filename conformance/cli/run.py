@@ -176,8 +176,8 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
         if args.report is not None:
             from kjoin.reports import write_report
 
-            with Progress(streams.stderr, "report", len(document["cases"]), unit="cases") as progress:
-                index = write_report(document, args.report, progress=lambda done, _: progress.update(done))
+            with Progress(streams.stderr, "report", len(document["cases"]), unit="pages") as progress:
+                index = write_report(document, args.report, progress=progress.update)
             streams.stdout.write(f"report written to {index}\n")
     failing = any(outcome.status in ("fail", "unexpected-pass") for outcome in outcomes)
     incomplete = stopped is not None or any(outcome.status == "error" for outcome in outcomes)

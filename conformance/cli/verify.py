@@ -78,7 +78,7 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
             examples=args.examples,
             joins=args.join,
             shrink_failures=args.shrink,
-            progress=lambda text: streams.stderr.write(f"kjoin: verify: {text}\n"),
+            progress=lambda text: _say(streams, text),
         )
     except DriverError as error:
         raise UsageError(f"verify: {error}") from error
@@ -125,3 +125,7 @@ def render_report(report: VerifyReport) -> str:
             render_outcome(item.minimal),
         ]
     return "\n".join(lines) + "\n"
+
+
+def _say(streams: Streams, text: str) -> None:
+    streams.stderr.write(f"kjoin: verify: {text}\n")

@@ -206,10 +206,12 @@ class Caller:
         outcome: dict[str, Any] = {}
 
         def work() -> None:
-            spark.sparkContext.setJobGroup(
-                group, f"kjoin: {self.candidate.name} on {len(cases)} {join} cases", interruptOnCancel=True
-            )
             try:
+                spark.sparkContext.setJobGroup(
+                    group,
+                    f"kjoin: {self.candidate.name} on {len(cases)} {join} cases",
+                    interruptOnCancel=True,
+                )
                 outcome["answers"] = run_batch(spark, self.candidate, cases)
             except CallFailed as failed:
                 outcome["failure"] = failed.failure
@@ -242,6 +244,8 @@ class Caller:
         jobs_after = jobs_started(spark) if _alive(spark) else None
         jobs = None if jobs_before is None or jobs_after is None else jobs_after - jobs_before
         failure: CandidateFailure | None = outcome.get("failure")
+        if failure is None and "answers" not in outcome:
+            failure = CandidateFailure("the call ended without answers or an error (its thread died)")
         if failure is not None:
             message = failure.message + (f"\n{failure.traceback}" if failure.traceback else "")
             record = CallRecord(

@@ -1,8 +1,10 @@
 """Which cases a candidate claims, and which of its declared differences covers a case.
 
 A case outside the candidate's ``Claim`` is reported "not claimed" (never a failure); a case a
-``DeclaredDifference`` covers may differ without failing the run (xfail-like). Both compare Kafka versions by
-era (``oracle.behaviour``): claiming ``3.9`` claims every version with 3.9's semantics.
+``DeclaredDifference`` covers may differ without failing the run (xfail-like). A claimed Kafka version covers
+every version whose semantics for the case's join kind are the same (the behaviour flags of that join kind,
+``oracle.behaviour.flags_for``): claiming ``3.9`` claims 4.0's stream-stream joins, which did not change,
+but not its foreign-key joins (KAFKA-16394 was fixed in 3.9.1 and is back in 4.0.0).
 """
 
 from __future__ import annotations
@@ -11,18 +13,20 @@ import fnmatch
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.protocol import Candidate, Claim, DeclaredDifference
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for, flags_for
 
 __all__ = ["declared_difference_for", "unclaimed_because"]
 
 
-def _same_era(version: str, versions: tuple[str, ...], intended: bool) -> bool:
-    """Whether ``version`` has the era of one of ``versions`` (unknown versions never match)."""
+def _same_semantics(version: str, versions: tuple[str, ...], join: str, intended: bool) -> bool:
+    """Whether Kafka ``version`` joins ``join`` as one of ``versions`` does (unknown versions never match)."""
     try:
-        era = behaviour_for(version, intended=intended).era
-        return any(behaviour_for(v, intended=intended).era == era for v in versions)
+        wanted = behaviour_for(version, intended=intended)
+        claimed = [behaviour_for(v, intended=intended) for v in versions]
     except UnknownVersionError:
         return False
+    names = flags_for(join)
+    return any(all(getattr(b, n) == getattr(wanted, n) for n in names) for b in claimed)
 
 
 def unclaimed_because(claim: Claim, case: Case) -> str | None:
@@ -35,7 +39,7 @@ def unclaimed_because(claim: Claim, case: Case) -> str | None:
         return f"not claimed: {spec.join} joins"
     if spec.variant not in claim.variants:
         return f"not claimed: {spec.variant} {spec.join} joins"
-    if not _same_era(case.kafka, claim.kafka, case.intended):
+    if not _same_semantics(case.kafka, claim.kafka, spec.join, case.intended):
         era = _era_label(case.kafka)
         return f"not claimed: Kafka {case.kafka} (era {era}); claimed: {', '.join(claim.kafka)}"
     if spec.stores not in claim.stores:
@@ -69,7 +73,9 @@ def declared_difference_for(candidate: Candidate, case: Case) -> DeclaredDiffere
             continue
         if declared.variants is not None and case.spec.variant not in declared.variants:
             continue
-        if declared.kafka is not None and not _same_era(case.kafka, declared.kafka, case.intended):
+        if declared.kafka is not None and not _same_semantics(
+            case.kafka, declared.kafka, case.spec.join, case.intended
+        ):
             continue
         return declared
     return None

@@ -193,6 +193,10 @@ def _summary(verdict_of: str, cases: int, ranges: Sequence[EraRange], exact: boo
     return text + (f"; not {', not '.join(rejected)}" if rejected else "")
 
 
+def _rank(score: EraScore) -> tuple[int, int, int]:
+    return (score.matched, score.applicable, -score.divergences)
+
+
 def _verdict(key: tuple[str, str, str, bool], cases: Sequence[Scored]) -> JoinVerdict:
     join, variant, _, intended = key
     tallies = []
@@ -205,8 +209,10 @@ def _verdict(key: tuple[str, str, str, bool], cases: Sequence[Scored]) -> JoinVe
             )
         )
     scores = tuple(tallies)
-    top = max((s.matched, -s.divergences) for s in scores)
-    best = {s.era for s in scores if (s.matched, -s.divergences) == top}
+    # most cases matched; then most cases the era can run at all (an era without the join is no match);
+    # then fewest divergences
+    top = max(_rank(s) for s in scores)
+    best = {s.era for s in scores if _rank(s) == top}
     exact = top[0] == len(cases)
     asked = tuple(sorted({scored.case.kafka for scored in cases}))
     ranges = _ranges(scores, best, join)

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, check
-from kjoin.conformance.harness.cases import Case, case_id
-from kjoin.conformance.harness.outcomes import CaseOutcome
-from kjoin.conformance.harness.results import case_result, results_document
+from kjoin.conformance.harness.outcomes import CaseOutcome, kafka_outputs, status_of
+from kjoin.conformance.harness.results import candidate_json, case_result, results_document
 from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.oracle.behaviour import behaviour_for
 from kjoin.oracle.engine import run
@@ -95,15 +95,14 @@ def outcome_of(
     declared: DeclaredDifference | None = None,
 ) -> CaseOutcome:
     """Check ``answer`` against the oracle as the harness would (statuses pass, fail, declared)."""
-    expected = tuple(run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended)))
+    expected = kafka_outputs(case)
+    assert not isinstance(expected, str), expected
     if isinstance(answer, Emitted) and not answer.causes_known and mode == "exact":
         mode = "multiset"
-    verdict = check(expected, answer, mode, timestamps=case.timestamps)
-    status = verdict.status
-    if declared is not None and status == "fail" and not isinstance(answer, CandidateFailure):
-        status = "declared"
+    verdict = check(expected, answer, mode)
+    status = status_of(verdict, answer, declared)
     reason = declared.reason if declared is not None else ""
-    return CaseOutcome(case, status, mode, verdict, expected, answer, reason, declared)  # type: ignore[arg-type]
+    return CaseOutcome(case, status, mode, verdict, expected, answer, reason, declared)
 
 
 def answered_by_version(version: str, *, causes: bool = True) -> Callable[[Case], Emitted | CandidateFailure]:
@@ -124,7 +123,11 @@ def answered_by_version(version: str, *, causes: bool = True) -> Callable[[Case]
 
 def document_of(outcomes: Iterable[CaseOutcome], candidate: FakeCandidate | None = None) -> dict[str, Any]:
     """The results document of ``outcomes`` (the harness's schema, fixed run metadata)."""
-    return results_document(RUN, candidate or FakeCandidate(), [case_result(o) for o in outcomes])
+    return results_document(
+        RUN,
+        candidate_json(candidate or FakeCandidate()),
+        [case_result(o) for o in outcomes],  # type: ignore[arg-type]
+    )
 
 
 def with_outputs(case: Case, outputs: Sequence[Output], *, causes: bool = True) -> Emitted:

@@ -24,7 +24,10 @@ _MODULES = {
 
 def _emissions_for(kind: str) -> Callable[[DataFrame], DataFrame]:
     module, function = _MODULES[kind]
-    return getattr(import_module(f"kjoin.conformance.candidates.reference.{module}"), function)
+    emissions: Callable[[DataFrame], DataFrame] = getattr(
+        import_module(f"kjoin.conformance.candidates.reference.{module}"), function
+    )
+    return emissions
 
 
 def run_reference(spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:

@@ -114,25 +114,33 @@ def _messages() -> Column:
         ~skipped & new.isNotNull(),
         _message(F.when(old.isNull(), insert).otherwise(F.lit(PROPAGATE_NULL)), new_fk),
     )
-    # 3.7+ left join (KIP-962): a changed (or deleted) non-null old foreign key is retracted with a response
-    # (KAFKA-16394), then the new value always subscribes, even with a null foreign key or as a delete. With
-    # the bug flag off (intended): the retraction is silent, and a delete retracts once, with the response.
+    # 3.7+ left join (KIP-962): a changed (or deleted) non-null old foreign key is retracted, then the new
+    # value always subscribes, even with a null foreign key or as a delete. Up to 3.9.0 and in 4.0.0 the
+    # retraction answers with a response (KAFKA-16394); from 3.9.1 and 4.0.1 (and as intended) silently.
     repeats = F.col("fk_left_join_repeats_results")
     retracts = old.isNotNull() & old_fk.isNotNull() & fk_changed
-    single_delete = ~repeats & new.isNull() & retracts
     left_first = F.when(
         retracts,
-        _message(
-            F.when(repeats | new.isNull(), F.lit(DELETE_AND_PROPAGATE)).otherwise(F.lit(DELETE_NO_PROPAGATE)),
-            old_fk,
-        ),
+        _message(F.when(repeats, F.lit(DELETE_AND_PROPAGATE)).otherwise(F.lit(DELETE_NO_PROPAGATE)), old_fk),
     )
-    left_second = F.when(
-        (old.isNotNull() | new.isNotNull()) & ~single_delete, _message(PROPAGATE_NULL, new_fk)
+    left_second = F.when(old.isNotNull() | new.isNotNull(), _message(PROPAGATE_NULL, new_fk))
+    # inner joins from 3.9.1 and 4.0.1 (KAFKA-16407, KAFKA-16434): a null foreign key no longer skips the
+    # update; a change to one (or a delete) retracts with a tombstone, a change from one subscribes
+    unchanged = F.when(
+        F.col("fk_inner_join_tombstones_unchanged_foreign_keys"), F.lit(PROPAGATE_NULL)
+    ).otherwise(F.lit(PROPAGATE_ONLY))
+    inner_first = F.when(new_fk.isNull() & old_fk.isNotNull(), _message(DELETE_AND_PROPAGATE, old_fk)).when(
+        new_fk.isNotNull() & old_fk.isNotNull() & fk_changed, _message(DELETE_NO_PROPAGATE, old_fk)
+    )
+    inner_second = (
+        F.when(new_fk.isNotNull() & old_fk.isNull(), _message(PROPAGATE_ONLY, new_fk))
+        .when(new_fk.isNotNull() & ~fk_changed, _message(unchanged, new_fk))
+        .when(new_fk.isNotNull(), _message(PROPAGATE_NULL, new_fk))
     )
     left_rules = F.col("fk_left_join_keeps_null_foreign_keys") & (F.col("variant") == "left")
-    first = F.when(left_rules, left_first).otherwise(default_first)
-    second = F.when(left_rules, left_second).otherwise(default_second)
+    inner_rules = ~F.col("fk_inner_join_skips_null_foreign_key_changes") & (F.col("variant") == "inner")
+    first = F.when(left_rules, left_first).when(inner_rules, inner_first).otherwise(default_first)
+    second = F.when(left_rules, left_second).when(inner_rules, inner_second).otherwise(default_second)
     messages = F.filter(F.array(first, second), lambda m: m.isNotNull())
     return F.transform(
         messages,

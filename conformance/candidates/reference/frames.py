@@ -16,6 +16,7 @@ from dataclasses import asdict
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, StringType, StructField, StructType
+from pyspark.sql.window import WindowSpec
 
 from kjoin.oracle.behaviour import behaviour_for, flag_names
 
@@ -60,7 +61,7 @@ def side_is(side: str) -> Column:
     return F.col("side") == F.lit(side)
 
 
-def by_scenario() -> Window:
+def by_scenario() -> WindowSpec:
     """Processing order within one scenario."""
     return Window.partitionBy("scenario_id").orderBy("idx")
 

@@ -12,6 +12,8 @@ ts of the last entry it visited, even an open one), and a pass visits the outer 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 __all__ = ["HELD_INPUT_COLUMNS", "HELD_OUTPUT_SCHEMA", "emit_held_records"]
@@ -143,33 +145,36 @@ def emit_held_records(probes: pd.DataFrame) -> pd.DataFrame:
         per_side=bool(first["outer_join_closes_each_side_by_its_own_bound"]),
         last_visited=bool(first["outer_join_min_time_is_last_visited"]),
     )
-    records = probes.sort_values("idx")
+    records: list[dict[str, Any]] = [
+        {str(name): value for name, value in row.items()}
+        for row in probes.sort_values("idx").to_dict("records")
+    ]
     first_match: dict[int, int] = {}
-    for row in records.itertuples(index=False):
-        for stored in row.matched:
-            first_match.setdefault(int(stored), int(row.idx))
+    for row in records:
+        for stored in row["matched"]:
+            first_match.setdefault(int(stored), int(row["idx"]))
     held = {
-        int(row.idx): _entry(row.side, row.key, int(row.ts))
-        for row in records.itertuples(index=False)
-        if len(row.matched) == 0 and _is_true(row.outer_side) and not _is_true(row.immediate)
+        int(row["idx"]): _entry(row["side"], row["key"], int(row["ts"]))
+        for row in records
+        if len(row["matched"]) == 0 and _is_true(row["outer_side"]) and not _is_true(row["immediate"])
     }
     deletions: dict[int, set[EntryKey]] = {}
     for idx, entry in held.items():
         if idx in first_match:
             deletions.setdefault(first_match[idx], set()).add(entry)
     out: list[tuple[str, int, str, str | None, str | None, int, int]] = []
-    for row in records.itertuples(index=False):
-        idx = int(row.idx)
-        if _is_true(row.trigger):
+    for row in records:
+        idx = int(row["idx"])
+        if _is_true(row["trigger"]):
             for position, (entry, key, value) in enumerate(
-                store.emission_pass(row.side == "left", int(row.st))
+                store.emission_pass(row["side"] == "left", int(row["st"]))
             ):
                 left, right = (value, None) if entry[1] == _LEFT else (None, value)
-                out.append((row.scenario_id, idx, key, left, right, entry[0], position))
+                out.append((row["scenario_id"], idx, key, left, right, entry[0], position))
         for entry in deletions.pop(idx, ()):
             store.delete(entry)
         if idx in held:
-            store.hold(held[idx], row.key, row.value)
+            store.hold(held[idx], row["key"], row["value"])
     return pd.DataFrame(
         {
             "scenario_id": pd.Series([o[0] for o in out], dtype=object),
@@ -183,6 +188,6 @@ def emit_held_records(probes: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _is_true(flag: object) -> bool:
+def _is_true(flag: Any) -> bool:
     """A nullable boolean cell from Arrow (``None``/``NaN`` = false)."""
-    return flag is True or (not pd.isna(flag) and bool(flag))
+    return flag is True or (flag is not None and not pd.isna(flag) and bool(flag))

@@ -31,8 +31,9 @@ import org.apache.kafka.streams.test.TestRecord;
 /**
  * The main loop: one portable scenario per stdin line, one answer line per scenario on stdout (flushed),
  * each scenario run through a fresh {@link TopologyTestDriver} of the Kafka Streams version this program was
- * built against. With {@code -Dkjoin.timing=true} (or {@code --timing}) a timing report goes to stderr at the
- * end. {@code --version} prints the Kafka Streams version and exits.
+ * built against. With {@code -Dkjoin.timing=true} (or {@code --timing}) each answer carries {@code driver_ns}
+ * (the nanoseconds spent piping its records in and reading its outputs) and a timing report goes to stderr at
+ * the end. {@code --version} prints the Kafka Streams version and exits.
  */
 public final class Main {
 
@@ -73,8 +74,12 @@ public final class Main {
     }
 
     private final Timing timing = new Timing();
+    /** With timing on, each answer also carries {@code driver_ns}: its own time inside the driver. */
+    private final boolean answerTiming;
+    private long lastRunNanos;
 
-    private Main() {
+    private Main(final boolean answerTiming) {
+        this.answerTiming = answerTiming;
     }
 
     public static void main(final String[] args) throws IOException {
@@ -84,7 +89,7 @@ public final class Main {
             return;
         }
         final boolean reportTiming = Boolean.getBoolean("kjoin.timing") || argList.contains("--timing");
-        final Main main = new Main();
+        final Main main = new Main(reportTiming);
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         final Writer out = new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8);
         String line;
@@ -141,6 +146,9 @@ public final class Main {
             final Map<String, Object> answer = new LinkedHashMap<>();
             answer.put("id", sc.id);
             answer.put("outputs", outputs);
+            if (answerTiming) {
+                answer.put("driver_ns", lastRunNanos);
+            }
             return Json.toJson(answer);
         } catch (final Scenario.BadInput | Compat.Unsupported ex) {
             return error(sc.id, at + ": " + ex.getMessage());
@@ -229,7 +237,8 @@ public final class Main {
                 emitted.addAll(output.readRecordsToList());
                 index++;
             }
-            timing.add(sc.join, sc.records.size(), System.nanoTime() - start);
+            lastRunNanos = System.nanoTime() - start;
+            timing.add(sc.join, sc.records.size(), lastRunNanos);
             return toJson(emitted);
         } finally {
             final long teardownStart = System.nanoTime();

@@ -1,0 +1,136 @@
+"""The oracle against Kafka Streams' own TopologyTestDriver, on the same workload in one run.
+
+    python -m benchmarks.kafka_vs_oracle [--kafka 4.3] [--records 20000] [--keys 200] [--repeat 3]
+                                         [--warmup 1] [--stores memory|rocksdb] [--seed S]
+
+Every join of ``oracle_throughput.BENCHMARKS`` gets the same generated records (``records_for``: late,
+null and out-of-order records included). Each join goes ``--warmup`` + ``--repeat`` times through a fresh
+TopologyTestDriver of the real Kafka Streams release (the project's driver, ``kjoin kafka``) and through the
+oracle as that release; the warm-up runs (the JVM's just-in-time compiler, Python's caches) are not counted
+on either side. The driver times itself: the time inside ``TopologyTestDriver`` (piping the records and
+reading the outputs) is what is compared; the JVM's start, the topology's build and the drivers' setup and
+teardown are reported apart. Both sides use the same store kind (in-memory by default: Kafka's fastest).
+
+Prints per join: records per second of each, the ratio (the oracle's target is ``TARGET_RATIO`` times
+TopologyTestDriver) and whether both emitted exactly the same outputs. Timings are means over the repeats;
+the machine is shared, so read ratios, not absolute figures. Needs Java 17 and Maven (the first run builds
+the driver of that release into the cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from tabulate import tabulate
+
+from benchmarks.oracle_throughput import BENCHMARKS, TARGET_RATIO, Benchmark, records_for
+from kjoin.conformance.catalogue import Case, case_id
+from kjoin.conformance.catalogue.portable import case_json, output_to_json
+from kjoin.conformance.kafka.driver import KafkaDriver, release_of
+from kjoin.oracle import behaviour_for, run
+
+__all__ = ["main"]
+
+
+def _case(benchmark: Benchmark, kafka: str, stores: str, records: Sequence[object], copy: int) -> Case:
+    scenario = f"bench-{benchmark.name.replace(' ', '-')}-{copy}"
+    spec = replace(benchmark.spec, stores=stores)  # type: ignore[arg-type]
+    return Case(
+        id=case_id(scenario, spec.variant, kafka, False),
+        scenario=scenario,
+        kafka=kafka,
+        intended=False,
+        spec=spec,
+        records=tuple(records),  # type: ignore[arg-type]
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.kafka_vs_oracle",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--kafka", default="4.3", help="Kafka version or release (default 4.3)")
+    parser.add_argument("--records", type=int, default=20_000, help="records per join (default 20000)")
+    parser.add_argument("--keys", type=int, default=200, help="distinct keys per side (default 200)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per join (default 3)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
+    parser.add_argument("--stores", choices=("memory", "rocksdb"), default="memory")
+    parser.add_argument("--seed", type=int, default=20_241_025)
+    args = parser.parse_args(argv)
+    release = release_of(args.kafka)
+    behaviour = behaviour_for(release)
+    rows = []
+    setup_ms = jvm_ms = 0.0
+    for benchmark in BENCHMARKS:
+        records = records_for(benchmark.spec.join, args.records, args.keys, args.seed)
+        runs = args.warmup + args.repeat
+        cases = [_case(benchmark, release, args.stores, records, copy) for copy in range(runs)]
+        lines = [json.dumps(case_json(case)) for case in cases]
+        with KafkaDriver(release, timing=True) as driver:
+            answers = list(driver.answers(lines))
+        timing = driver.timing_report or {}
+        kafka_ns = sum(int(answer.get("driver_ns", 0)) for answer in answers[args.warmup :])
+        setup_ms += (int(timing.get("setup_ns", 0)) + int(timing.get("teardown_ns", 0))) / 1e6
+        jvm_ms = max(jvm_ms, float(timing.get("jvm_start_to_main_ms", 0)))
+        oracle_s = 0.0
+        oracle_outputs: list[object] = []
+        for number, case in enumerate(cases):
+            started = time.perf_counter()
+            oracle_outputs = list(run(case.spec, case.records, behaviour))
+            if number >= args.warmup:
+                oracle_s += time.perf_counter() - started
+        kafka_s = kafka_ns / 1e9
+        errors = [answer["error"] for answer in answers if "error" in answer]
+        if errors:
+            raise SystemExit(f"{benchmark.name}: Kafka {release} failed: {errors[0]}")
+        same = all(
+            answer["outputs"] == [output_to_json(o) for o in oracle_outputs]  # type: ignore[arg-type]
+            for answer in answers
+        )
+        total = len(records) * args.repeat
+        kafka_rate = total / kafka_s if kafka_s else float("inf")
+        oracle_rate = total / oracle_s if oracle_s else float("inf")
+        rows.append(
+            [
+                benchmark.name,
+                f"{len(oracle_outputs):,}",
+                f"{kafka_rate:,.0f}",
+                f"{oracle_rate:,.0f}",
+                f"{oracle_rate / kafka_rate:.1f}x",
+                "yes" if oracle_rate / kafka_rate >= TARGET_RATIO else "no",
+                "yes" if same else "NO",
+            ]
+        )
+    headers = [
+        "join",
+        "outputs",
+        f"Kafka {release} TTD rec/s",
+        "oracle rec/s",
+        "oracle / TTD",
+        f">= {TARGET_RATIO}x",
+        "same outputs",
+    ]
+    print(
+        f"{args.records:,} records per join, {args.keys} keys per side, {args.stores} stores, "
+        f"mean of {args.repeat} runs after {args.warmup} warm-up, seed {args.seed}"
+    )
+    print(
+        tabulate(
+            rows, headers=headers, colalign=("left", "right", "right", "right", "right", "center", "center")
+        )
+    )
+    print(
+        f"apart from the timed work: JVM start to main {jvm_ms:.0f} ms (per driver process), topology build, "
+        f"driver setup and teardown {setup_ms:.0f} ms in all"
+    )
+    return 0 if all(row[-1] == "yes" for row in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,70 @@
+"""The Kafka Streams driver on real released jars (built by Maven on first use, then cached): it answers the
+per-release expectations of the KAFKA-16394 scenario exactly as the scenario states them, answers refused
+input with error lines, and a machine without Maven gets a usage error that says so.
+
+These tests need Java 17 and Maven and reach Maven Central on the first build of a release (CI has both).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from kjoin.conformance.catalogue import load_cases
+from kjoin.conformance.catalogue.portable import case_json, output_to_json
+from kjoin.conformance.cli import main
+from kjoin.conformance.kafka.driver import KafkaDriver
+from kjoin.scenarios import CATALOGUE_ROOT
+
+pytestmark = [pytest.mark.kafka, pytest.mark.xdist_group("kafka")]
+
+SCENARIO = CATALOGUE_ROOT / "foreign_key" / "kafka-16394-left-delete.toml"
+RELEASE_OF = {"3.5": "3.5.2", "3.9": "3.9.0", "3.9.1": "3.9.2", "4.0.0": "4.0.0", "4.3": "4.3.1"}
+"""Each expectation's version as a release it describes (the oracle's ``3.9`` is 3.9.0; 3.9.2 shares 3.9.1's
+fix)."""
+
+
+@pytest.mark.parametrize("stated", sorted(RELEASE_OF))
+def test_real_kafka_answers_each_release_as_the_scenario_states(stated: str) -> None:
+    [case] = [c for c in load_cases([SCENARIO], kafka=None).cases if c.kafka == stated]
+    assert case.expected is not None
+    release = RELEASE_OF[stated]
+    line = dict(case_json(case), kafka=release)
+    with KafkaDriver(release) as driver:
+        [answer] = list(driver.answers([json.dumps(line)]))
+    wanted = [dict(output_to_json(o)) for o in case.expected.outputs]
+    for output in wanted:
+        output.pop("cause", None)
+    assert answer == {"id": case.scenario, "outputs": wanted}
+
+
+def test_the_driver_answers_refused_input_with_error_lines_and_goes_on() -> None:
+    good = {"id": "ok", "kafka": "4.3", "join": "table-table", "variant": "inner",
+            "records": [{"side": "left", "key": "k", "value": "A", "ts": 1},
+                        {"side": "right", "key": "k", "value": "a", "ts": 2}]}  # fmt: skip
+    lines = [
+        "{not json",
+        json.dumps(dict(good, id="intended", intended=True)),
+        json.dumps(dict(good, id="other-version", kafka="3.9")),
+        json.dumps(good),
+    ]
+    with KafkaDriver("4.3.1") as driver:
+        answers = list(driver.answers(lines))
+    assert answers[0]["id"] is None and answers[0]["error"].startswith("line 1: not valid JSON")
+    assert answers[1]["id"] == "intended" and "has no 'intended'" in answers[1]["error"]
+    assert "runs Kafka Streams 4.3.1, not 3.9" in answers[2]["error"]
+    assert answers[3] == {"id": "ok", "outputs": [{"key": "k", "value": ["A", "a"], "ts": 2}]}
+
+
+def test_kjoin_kafka_without_maven_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    java = Path(os.environ.get("JAVA_HOME", "/nonexistent")) / "bin"
+    monkeypatch.setenv("PATH", str(java) if java.is_dir() else str(tmp_path))
+    monkeypatch.setenv("KJOIN_CACHE", str(tmp_path / "cache"))  # nothing built there yet
+    err = io.StringIO()
+    code = main(["kafka", "--version", "4.3"], stdin=io.StringIO("{}\n"), stdout=io.StringIO(), stderr=err)
+    assert code == 2
+    assert "is not on the PATH: the Kafka Streams driver needs it" in err.getvalue()

@@ -1,0 +1,126 @@
+"""Version diffs from the oracle alone: KIP-77's "current vs suggested" (0.10.1 vs 0.10.2), the
+spurious-free left/outer joins (3.0 vs 3.1) and a join one version lacks, as documents, pages and
+``kjoin diff-versions``."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from kjoin.conformance.catalogue import load_cases
+from kjoin.conformance.cli import main
+from kjoin.conformance.harness.version_diff import version_diff
+from kjoin.reports import write_version_diff
+from kjoin.reports.version_diff_page import diff_page_file, render_diff_index, render_diff_scenario_page
+from kjoin.scenarios import CATALOGUE_ROOT
+from support.html_pages import assert_inert, diff_rows, td
+
+KIP77_LEFT = CATALOGUE_ROOT / "stream_stream" / "kip77-left-current-vs-suggested.toml"
+DOCS_GRACE5 = CATALOGUE_ROOT / "stream_stream" / "docs-left-outer-spurious-free.toml"
+
+
+def test_kip77_left_join_shows_removed_null_results_and_added_right_triggers() -> None:
+    diff = version_diff(load_cases([KIP77_LEFT], kafka="0.10.1").cases, "0.10.1", "0.10.2")
+    [entry] = diff["scenarios"]
+    assert (entry["scenario"], [v["status"] for v in entry["variants"]]) == ("ss-kip77-left", ["differs"])
+    page = render_diff_scenario_page(diff, entry)
+    # KIP-77 left join: remove all left null-value triggers (red), add triggers on the right input (green)
+    assert td(page, "m-missing") == [
+        "\u2212 null - null @1",
+        "\u2212 null - a @7",
+        "\u2212 null - b @7",
+        "\u2212 null - a @12",
+        "\u2212 null - b @12",
+        "\u2212 null - c @12",
+    ]
+    added = ["A - a @4", "A - b @6", "B - b @6", "A - c @10", "B - c @10", "C - c @10", "A - d @14",
+             "B - d @14", "C - d @14"]  # fmt: skip
+    assert td(page, "m-unexpected") == [f"+ {output}" for output in added]
+    rows = diff_rows(page)
+    assert rows[0] == "#tsleftrightleft (0.10.1)left (0.10.2)"
+    assert rows[4] == "34a+ A - a @4"  # input 3 (right a @4): nothing in 0.10.1, A - a in 0.10.2
+    assert rows[5] == "45BB - a @5B - a @5"  # unchanged results have no background
+    svg = page.split('<svg class="timeline"', 1)[1]
+    assert "<title>k: A - a @4 (only Kafka 0.10.2, emitted at input #3)</title>" in svg
+
+
+def test_spurious_free_joins_change_left_and_outer_not_inner() -> None:
+    diff = version_diff(load_cases([DOCS_GRACE5], kafka="3.0").cases, "3.0", "3.1")
+    assert diff["changed_flags"] == ["has_spurious_free_outer_joins"]
+    [entry] = diff["scenarios"]
+    assert [(v["variant"], v["status"]) for v in entry["variants"]] == [
+        ("inner", "same"),
+        ("left", "differs"),
+        ("outer", "differs"),
+    ]
+    page = render_diff_scenario_page(diff, entry)
+    # 3.0 emits non-joined results at once (legacy grace semantics); 3.1 holds them until the window closes
+    assert td(page, "m-missing") == [
+        "\u2212 A - null @3",
+        "\u2212 A - null @3",
+        "\u2212 null - f @80",
+        "\u2212 G - null @100",
+        "\u2212 G - null @100",
+    ]
+    assert td(page, "m-unexpected") == []
+    # E - null @40 and F - null @60: emitted by both, but by 3.1 only when stream time passes their window
+    assert td(page, "m-order") == ["~ E - null @40", "~ E - null @40", "~ F - null @60", "~ F - null @60"] * 2
+    assert diff_rows(page)[-1] == "18100G\u2212 G - null @100~ F - null @60\u2212 G - null @100~ F - null @60"
+    index = render_diff_index(diff)
+    # a difference between versions is information: a neutral "differs", never a failure colour
+    body = index.split("<body>", 1)[1]
+    assert "st-fail" not in body and "st-error" not in body
+    assert (
+        '<span class="st st-differs">differs</span>' in index
+        and '<span class="st st-same">same</span>' in index
+    )
+    assert "<code>has_spurious_free_outer_joins</code>" in index
+
+
+def test_equal_eras_give_no_difference() -> None:
+    diff = version_diff(load_cases([KIP77_LEFT, DOCS_GRACE5], kafka="3.1").cases, "3.1", "3.4")
+    assert diff["counts"]["differ"] == 0
+    assert {v["status"] for e in diff["scenarios"] for v in e["variants"]} == {"same"}
+
+
+def test_a_join_one_version_lacks_differs_with_the_reason(tmp_path: Path) -> None:
+    fk = CATALOGUE_ROOT / "foreign_key" / "kip213-lhs-workflow.toml"
+    diff = version_diff(load_cases([fk]).cases, "2.3", "2.4")
+    [entry] = diff["scenarios"]
+    assert {v["status"] for v in entry["variants"]} == {"differs"}
+    assert (
+        entry["variants"][0]["older"] is None
+        and "Kafka 2.3 has no such join" in entry["variants"][0]["reason"]
+    )
+    write_version_diff(diff, tmp_path)
+    page = (tmp_path / diff_page_file(entry["scenario"])).read_text()
+    assert "Kafka 2.3 has no such join" in assert_inert(page, scripts=0)
+
+
+def test_diff_versions_command_lists_differing_scenarios_and_writes_pages(tmp_path: Path) -> None:
+    out = io.StringIO()
+    argv = ["diff-versions", "0.10.1", "0.10.2", "--id", "ss-kip77-*", "--out", str(tmp_path)]
+    code = main(argv, stdout=out, stderr=io.StringIO())
+    assert code == 0
+    assert out.getvalue() == (
+        "Kafka 0.10.1 (era 0.10.1) vs 0.10.2 (era 0.10.2): 4 scenarios, 4 with different outputs\n"
+        "behaviour flags that change: null_stream_values_are_joined, left_join_is_symmetric, "
+        "has_stream_table_inner_join, table_joins_forward_every_update, null_key_fails_table_join\n"
+        "  ss-kip77-current: inner, left, outer\n  ss-kip77-inner: inner\n  ss-kip77-left: left\n"
+        f"  ss-kip77-outer: outer\npages written to {tmp_path / 'index.html'}\n"
+    )
+    assert len(list((tmp_path / "s").glob("*.html"))) == 4
+
+
+def test_diff_versions_command_exits_2_when_no_scenario_matches(tmp_path: Path) -> None:
+    err = io.StringIO()
+    argv = ["diff-versions", "3.0", "3.1", "--id", "no-such-*", "--out", str(tmp_path)]
+    code = main(argv, stdout=io.StringIO(), stderr=err)
+    assert (code, err.getvalue()) == (2, "kjoin: diff-versions: no scenario matches no-such-*\n")
+
+
+def test_diff_versions_command_exits_2_on_an_unknown_version(tmp_path: Path) -> None:
+    err = io.StringIO()
+    code = main(["diff-versions", "latest", "3.9", "--out", str(tmp_path)], stdout=io.StringIO(), stderr=err)
+    assert code == 2
+    assert "latest" in err.getvalue()

@@ -135,6 +135,7 @@ def records(
 
 def histories(
     *,
+    min_size: int = 0,
     max_size: int = 12,
     in_order: bool = False,
     max_step: int = 5,
@@ -144,13 +145,16 @@ def histories(
     null_keys: bool = False,
     null_values: bool = True,
 ) -> st.SearchStrategy[tuple[Record, ...]]:
-    """Input histories of at most ``max_size`` records, in processing order.
+    """Input histories of ``min_size`` to ``max_size`` records, in processing order.
 
     With ``in_order`` timestamps never decrease (each record adds ``0 .. max_step`` to the previous one,
     starting from 0); otherwise each timestamp is drawn from ``[0, max_ts]`` on its own.
-    Shrinks towards the empty history, then towards fewer, smaller records with equal timestamps.
+    Shrinks towards the shortest history, then towards smaller records with equal timestamps.
     """
     _check_positive("max_size", max_size)
+    _check_non_negative("min_size", min_size)
+    if min_size > max_size:
+        raise InvalidArgument(f"min_size={min_size} must be at most max_size={max_size}")
     _check_non_negative("max_step", max_step)
     _check_non_negative("max_ts", max_ts)
     _check_choices("sides", sides, SIDES)
@@ -160,7 +164,7 @@ def histories(
     def _grow(draw: st.DrawFn) -> tuple[Record, ...]:
         history: list[Record] = []
         last_ts = 0
-        while len(history) < max_size and draw(_ANOTHER_RECORD):
+        while len(history) < max_size and (len(history) < min_size or draw(_ANOTHER_RECORD)):
             if in_order:
                 last_ts += draw(st.integers(min_value=0, max_value=max_step))
                 ts = last_ts

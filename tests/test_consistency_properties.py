@@ -4,9 +4,8 @@ Seed 002 claims two kinds of eventual consistency:
 
 * KTable-KTable: with ``t = f(T)`` the materialization of a changelog ``T``,
   ``join(f(T1), f(T2)) = f(join(T1, T2))`` for inner, left and outer joins.
-* KStream-KStream: with ``s = g(S)`` the set of records of a stream,
-  ``innerJoin(s1, s2) = g(innerJoin(S1, S2))`` within a window: the inner join does not depend on the
-  order in which records arrive.
+* KStream-KStream: with ``s = g(S)`` the set of records of a stream, ``innerJoin(s1, s2) = g(innerJoin(S1,
+  S2))`` within a window: the inner join does not depend on the order in which records arrive.
 
 Each property runs once per era of the behaviour table (``oracle.behaviour.ERAS``), restricted to the
 inputs for which the claim holds in that era; the docstrings say where and why.
@@ -25,6 +24,7 @@ from hypothesis import strategies as st
 from kjoin.conformance.strategies import histories, join_specs
 from kjoin.oracle import ERAS, JoinSpec, Output, Record, Versioning, Window, behaviour_for, run
 from kjoin.oracle.records import Key, Value, Variant
+from support.vacuity import exercised, witness
 
 settings.register_profile(
     "kjoin-consistency",
@@ -41,14 +41,16 @@ ERA_VERSIONS = [behaviour.era for behaviour in ERAS.values()]
 VERSIONED_ERA_VERSIONS = [version for version in ERA_VERSIONS if behaviour_for(version).has_versioned_stores]
 
 BIG_HISTORY_MS = 10_000
-"""Versioned-store history far beyond the generated timestamps (0..100): no put is ever rejected (§3a)."""
+"""Versioned-store history far beyond the generated timestamps (0..100): no put is ever rejected (spec
+VS-3)."""
 
 STREAM_MAX_TS = 20
 """Stream records get timestamps in 0..20 and two keys, so that most histories have pairs within the
 0..20 join windows (with 0..100 and three keys, four in five histories joined nothing)."""
 
 BIG_GRACE_MS = 10_000
-"""Stream-stream grace far beyond the generated timestamps: no window-store record ever expires (§1.2)."""
+"""Stream-stream grace far beyond the generated timestamps: no window-store record ever expires (spec
+SS-7)."""
 
 
 def _materialize(updates: Iterable[tuple[Key, Value]]) -> dict[Key, object]:
@@ -63,7 +65,7 @@ def _materialize(updates: Iterable[tuple[Key, Value]]) -> dict[Key, object]:
 
 
 def _side_table(history: Iterable[Record], side: str) -> dict[Key, object]:
-    """The final table of one side; null-key updates are skipped (KIP-77, SEMANTICS.md §3)."""
+    """The final table of one side; null-key updates are skipped (KIP-77, spec TT-9)."""
     return _materialize((r.key, r.value) for r in history if r.side == side and r.key is not None)
 
 
@@ -87,9 +89,9 @@ def _relational_join(left: Table, right: Table, variant: Variant) -> Table:
 
 def _table_histories(version: str, *, in_order: bool) -> st.SearchStrategy[tuple[Record, ...]]:
     """Table updates with tombstones; null keys too where Kafka skips them (0.10.2+), not where a null key
-    makes the join fail (0.10.0/0.10.1 throw ``StreamsException``, SEMANTICS.md §3)."""
+    makes the join fail (0.10.0/0.10.1 throw ``StreamsException``, spec TT-9)."""
     null_keys = not behaviour_for(version).null_key_fails_table_join
-    return histories(in_order=in_order, null_keys=null_keys, null_values=True)
+    return histories(min_size=2, in_order=in_order, null_keys=null_keys, null_values=True)
 
 
 def _assert_join_commutes_with_materialization(
@@ -97,10 +99,12 @@ def _assert_join_commutes_with_materialization(
 ) -> None:
     outputs = run(spec, history, behaviour_for(version))
     expected = _relational_join(_side_table(history, "left"), _side_table(history, "right"), spec.variant)
+    witness("rows", bool(expected), len(expected))
     assert _materialize_outputs(outputs) == expected, (outputs, history)
 
 
 @pytest.mark.parametrize("version", ERA_VERSIONS)
+@exercised(rows=0.3)
 @CONSISTENCY
 @given(spec=join_specs("table-table"), data=st.data())
 def test_table_table_join_commutes_with_materialization_in_order(
@@ -108,7 +112,7 @@ def test_table_table_join_commutes_with_materialization_in_order(
 ) -> None:
     """Seed 002: ``join(f(T1), f(T2)) = f(join(T1, T2))`` for in-order updates, several keys and tombstones.
 
-    Holds in every era. 0.10.2+ (KIP-77) forwards only what changes the result (SEMANTICS.md §3 table);
+    Holds in every era. 0.10.2+ (KIP-77) forwards only what changes the result (spec TT-4, TT-5, TT-6, TT-7);
     0.10.0/0.10.1 forward a result for every update, a tombstone whenever there is nothing to join, which
     materializes to the same table (deleting an absent key is a no-op).
     """
@@ -117,6 +121,7 @@ def test_table_table_join_commutes_with_materialization_in_order(
 
 
 @pytest.mark.parametrize("version", ERA_VERSIONS)
+@exercised(rows=0.3)
 @CONSISTENCY
 @given(spec=join_specs("table-table"), data=st.data())
 def test_table_table_join_commutes_with_materialization_out_of_order_unversioned(
@@ -124,12 +129,13 @@ def test_table_table_join_commutes_with_materialization_out_of_order_unversioned
 ) -> None:
     """Seed 002, "a late arrival in either stream can update the join result": with unversioned tables the
     property holds for any timestamps, because both the tables and the join follow offset order
-    (seed 004 "Background"; SEMANTICS.md §3). Timestamps only change the output timestamps."""
+    (seed 004 "Background"; spec TT-1, ST-5). Timestamps only change the output timestamps."""
     history = data.draw(_table_histories(version, in_order=False))
     _assert_join_commutes_with_materialization(spec, history, version)
 
 
 @pytest.mark.parametrize("version", VERSIONED_ERA_VERSIONS)
+@exercised(rows=0.3)
 @CONSISTENCY
 @given(
     spec=join_specs("table-table"),
@@ -140,11 +146,11 @@ def test_table_table_join_commutes_with_materialization_in_order_versioned(
     version: str, spec: JoinSpec, versioned_sides: tuple[bool, bool], data: st.DataObject
 ) -> None:
     """Seed 002 with versioned tables (3.5+, KIP-914): for in-order updates within history retention no
-    update is out-of-order or rejected (SEMANTICS.md §3a), so versioned tables materialize like
+    update is out-of-order or rejected (spec VS-3, VS-5), so versioned tables materialize like
     unversioned ones and the property holds as in the unversioned case.
 
     Out-of-order updates are left out on purpose: a versioned side then follows timestamp order, except for
-    the equal-timestamp tombstone rule of §3a, which a plain "latest by timestamp" table does not model.
+    the equal-timestamp tombstone rule of spec VS-7, which a plain "latest by timestamp" table does not model.
     """
     history = data.draw(_table_histories(version, in_order=True))
     left, right = versioned_sides
@@ -175,6 +181,7 @@ def _stream_join_cases(
     spec = draw(join_specs("stream-stream", variants=["inner"], stores=stores, grace=grace))
     history = draw(
         histories(
+            min_size=2,
             in_order=False,
             max_ts=STREAM_MAX_TS,
             max_keys=2,
@@ -189,7 +196,7 @@ def _stream_join_cases(
 def _windowed_inner_join(history: Iterable[Record], window: Window) -> list[Output]:
     """``innerJoin(s1, s2)`` of seed 002 on the record *sets*: every left/right pair with the same non-null
     key and non-null values whose timestamps satisfy ``l.ts - before <= r.ts <= l.ts + after``
-    (SEMANTICS.md §1.2), with the 2.3+ result timestamp ``max(l.ts, r.ts)``. ``cause`` is unused (-1)."""
+    (spec SS-2), with the 2.3+ result timestamp ``max(l.ts, r.ts)``. ``cause`` is unused (-1)."""
     lefts = [r for r in history if r.side == "left" and r.key is not None and r.value is not None]
     rights = [r for r in history if r.side == "right" and r.key is not None and r.value is not None]
     return [
@@ -201,6 +208,7 @@ def _windowed_inner_join(history: Iterable[Record], window: Window) -> list[Outp
 
 
 @pytest.mark.parametrize("version", ERA_VERSIONS)
+@exercised(joined=0.3)
 @CONSISTENCY
 @given(data=st.data())
 def test_stream_stream_inner_join_is_independent_of_arrival_order(version: str, data: st.DataObject) -> None:
@@ -211,9 +219,9 @@ def test_stream_stream_inner_join_is_independent_of_arrival_order(version: str, 
     Holds in every era, with two restrictions where Kafka really differs:
 
     * Output timestamps are compared only where a joined result carries ``max(left ts, right ts)`` (2.3+,
-      KAFKA-6455); before, it carries the ts of whichever record arrived second (SEMANTICS.md §1.3).
+      KAFKA-6455); before, it carries the ts of whichever record arrived second (spec SS-4).
     * In 0.10.0/0.10.1 a null-value record probes the other side and is joined but never stored
-      (SEMANTICS.md §1.4), so its results depend on order: those eras get no null values here (see
+      (spec SS-11), so its results depend on order: those eras get no null values here (see
       ``test_stream_stream_inner_join_with_null_values_depends_on_order_before_kip77``).
     """
     spec, history, reordered = data.draw(_stream_join_cases(version))
@@ -223,6 +231,7 @@ def test_stream_stream_inner_join_is_independent_of_arrival_order(version: str, 
     in_order = _joined_pairs(run(spec, history, behaviour), with_ts=with_ts)
     shuffled = _joined_pairs(run(spec, reordered, behaviour), with_ts=with_ts)
     relational = _joined_pairs(_windowed_inner_join(history, spec.window), with_ts=with_ts)
+    witness("joined", bool(relational), sum(relational.values()))
     assert in_order == relational, history
     assert shuffled == relational, reordered
 
@@ -231,7 +240,7 @@ def test_stream_stream_inner_join_is_independent_of_arrival_order(version: str, 
 def test_stream_stream_inner_join_with_null_values_depends_on_order_before_kip77(version: str) -> None:
     """The counterexample that restricts the property above in 0.10.0/0.10.1: a null-value left record is
     joined with right records already stored (``null - R0``) but is never stored itself, so a right record
-    arriving after it finds nothing (SEMANTICS.md §1.4; KIP-77 table "Old Join Semantics", ts 7 and 12)."""
+    arriving after it finds nothing (spec SS-11; KIP-77 table "Old Join Semantics", ts 7 and 12)."""
     spec = JoinSpec(join="stream-stream", variant="inner", window=Window(before=10, after=10))
     null_first = (Record("left", "k1", None, 1), Record("right", "k1", "R0", 2))
     right_first = (null_first[1], null_first[0])

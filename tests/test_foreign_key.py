@@ -1,4 +1,4 @@
-"""The foreign-key join oracle (oracle/foreign_key.py) follows SEMANTICS.md §4 and seed 003's workflow.
+"""The foreign-key join oracle (oracle/foreign_key.py) follows spec FK-1 and seed 003's workflow.
 
 Left values are ``<fk>:<name>`` (``colon-prefix`` extractor; ``:<name>`` has a null foreign key). Outputs are
 compared as ``(key, value, ts)`` with ``value`` the joiner's ``(left, right)`` pair or ``None`` (tombstone).
@@ -243,7 +243,7 @@ def test_fk_join_pipe_suffix_extractor_takes_text_after_last_pipe() -> None:
     assert _run("inner", records, extractor="pipe-suffix") == [("lhs1", ("lhsValue1|rhs1", "rhsValue1"), 3)]
 
 
-# --- versioned sides (3.5+, SEMANTICS.md §3a) --------------------------------------------------------------
+# --- versioned sides (3.5+, spec FK-11) --------------------------------------------------------------
 
 
 def test_fk_versioned_left_drops_out_of_order_update() -> None:

@@ -1,11 +1,11 @@
 """The oracle's fast stores agree with small, obviously correct formulations of the same rules.
 
 Two stores of the stream-stream join answer by bisection and prune lazily for speed (``oracle.outer_store``,
-``oracle.window_store``). Each reference below states its rule the plain way: the outer store as one
-sorted list of store keys walked record by record exactly as SEMANTICS.md §1.7 spells out Kafka's emission
-loops (the formulation the oracle used before, and the one that matched the golden traces), and the window
-store as every record ever put, filtered on each fetch (§1.2). Hypothesis drives both with the same random
-operations, built from ``conformance.strategies``; outputs, ``minTime`` and contents must be identical.
+``oracle.window_store``). Each reference below states its rule the plain way: the outer store as one sorted
+list of store keys walked record by record exactly as spec SS-23, SS-24 spells out Kafka's emission loops (the
+formulation the oracle used before, and the one that matched the golden traces), and the window store as every
+record ever put, filtered on each fetch (spec SS-7). Hypothesis drives both with the same random operations,
+built from ``conformance.strategies``; outputs, ``minTime`` and contents must be identical.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ _StoreKey = tuple[int, int, bytes]
 
 
 class _WalkedOuterStore:
-    """The outer store as a dict of store keys, walked in sorted order by each pass (SEMANTICS.md §1.7)."""
+    """The outer store as a dict of store keys, walked in sorted order by each pass (spec SS-21)."""
 
     def __init__(self, window: Window, behaviour: Behaviour) -> None:
         assert window.grace is not None
@@ -170,7 +170,7 @@ def test_outer_join_buffer_emits_like_the_store_walk_for_random_operations(
 
 
 class _UnprunedWindowStore:
-    """Every stored record of one window store, in put order; a fetch filters them (SEMANTICS.md §1.2)."""
+    """Every stored record of one window store, in put order; a fetch filters them (spec SS-7, SS-8)."""
 
     def __init__(self) -> None:
         self.records: list[tuple[Key, int, Value]] = []

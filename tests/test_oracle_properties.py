@@ -24,6 +24,7 @@ from kjoin.conformance.differential.profiles import active_profile, active_seed,
 from kjoin.conformance.strategies import join_scenarios
 from kjoin.oracle import ERAS, Behaviour, JoinSpec, Output, Record, Window, behaviour_for, run, run_traced
 from kjoin.oracle.records import JoinKind, Variant
+from support.vacuity import exercised, witness
 
 PROFILE = active_profile()
 SEED = active_seed(PROFILE)
@@ -43,10 +44,12 @@ def _eras(condition: str = "") -> list[str]:
 
 
 def _scenarios(
-    join: JoinKind, version: str, variant: Variant
+    join: JoinKind, version: str, variant: Variant, keys: int = 1
 ) -> st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]]:
     """Scenarios valid for ``variant`` (the most restrictive one about null keys), up to 8 records."""
-    return join_scenarios(join, behaviour_for(version), variants=[variant], max_size=8)
+    return join_scenarios(
+        join, behaviour_for(version), variants=[variant], min_size=3, max_size=8, max_keys=keys
+    )
 
 
 def _outputs(
@@ -73,37 +76,56 @@ def _sources(history: Sequence[Record]) -> dict[str, Record]:
     return {record.value: record for record in history if record.value is not None}
 
 
+def _sided(outputs: Iterable[Output], history: Sequence[Record]) -> None:
+    """Every value an output names comes from its own side: the left value from a left record, the right
+    value from a right record (the joiner is ``(l, r)``)."""
+    sources = _sources(history)
+    for output in outputs:
+        if output.value is None:
+            continue
+        for side, value in zip(("left", "right"), output.value, strict=True):
+            if value is not None and value in sources:
+                assert sources[value].side == side, (output, sources[value])
+
+
 # --- inclusion between variants -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("version", _eras("left_join_is_symmetric"))
+@exercised(joined=0.3)
 @_property
 @given(data=st.data())
 def test_stream_stream_joined_pairs_are_the_same_in_every_variant_from_kip77(
     version: str, data: st.DataObject
 ) -> None:
-    """From KIP-77 (0.10.2) both sides of every variant probe the other side's window store (SEMANTICS.md
-    §1.5-1.7) and the stores hold the same records whatever the variant, so inner, left and outer joins
+    """From KIP-77 (0.10.2) both sides of every variant probe the other side's window store (spec
+    SS-12 to SS-14) and the stores hold the same records whatever the variant, so inner, left and outer joins
     emit the same joined pairs, at the same inputs, with the same timestamps. Left and outer only add
     non-joined results (eager or deferred)."""
     spec, history = data.draw(_scenarios("stream-stream", version, "left"))
     behaviour = behaviour_for(version)
     inner = _joined(_outputs(spec, history, behaviour, "inner"))
+    witness("joined", bool(inner), len(inner))
+    _sided(inner, history)
     assert _joined(_outputs(spec, history, behaviour, "left")) == inner
     assert _joined(_outputs(spec, history, behaviour, "outer")) == inner
 
 
 @pytest.mark.parametrize("version", [v for v in ERA_VERSIONS if not behaviour_for(v).left_join_is_symmetric])
+@exercised(joined=0.3)
 @_property
 @given(data=st.data())
 def test_stream_stream_left_joined_pairs_are_inner_pairs_before_kip77(
     version: str, data: st.DataObject
 ) -> None:
-    """0.10.0/0.10.1: the left join is one-sided (right records are stored but never probe, §1.5), so its
-    joined pairs are a sub-multiset of the inner join's, which equal the outer join's (both sides probe)."""
+    """0.10.0/0.10.1: the left join is one-sided (right records are stored but never probe, spec SS-12), so
+    its joined pairs are a sub-multiset of the inner join's, which equal the outer join's (both sides probe).
+    """
     spec, history = data.draw(_scenarios("stream-stream", version, "left"))
     behaviour = behaviour_for(version)
     inner = _joined(_outputs(spec, history, behaviour, "inner"))
+    witness("joined", bool(inner), len(inner))
+    _sided(inner, history)
     assert _included(_contents(_joined(_outputs(spec, history, behaviour, "left"))), _contents(inner))
     assert _joined(_outputs(spec, history, behaviour, "outer")) == inner
 
@@ -115,24 +137,28 @@ def _eager(spec: JoinSpec, behaviour: Behaviour) -> bool:
 
 
 @pytest.mark.parametrize("version", ERA_VERSIONS)
+@exercised(unjoined=0.3)
 @_property
 @given(data=st.data())
 def test_stream_stream_eager_left_results_are_outer_results(version: str, data: st.DataObject) -> None:
     """Eager windows (``JoinWindows.of``, ``of().grace()``, or any window before 3.1): a left record that
     finds no partner is emitted at once as ``L - null`` by both the left and the outer join, and the outer
-    join adds ``null - R`` and (before 0.10.2) the joins its right records trigger (§1.5, §1.6). So every
-    left join output is an outer join output, at the same input."""
+    join adds ``null - R`` and (before 0.10.2) the joins its right records trigger (spec SS-12, SS-13). So
+    every left join output is an outer join output, at the same input."""
     spec, history = data.draw(_scenarios("stream-stream", version, "left"))
     behaviour = behaviour_for(version)
     spec = replace(spec, window=replace(spec.window, legacy=spec.window.grace is not None))  # type: ignore[arg-type]
     assert _eager(spec, behaviour)
     outer = Counter(_outputs(spec, history, behaviour, "outer"))
-    assert not Counter(_outputs(spec, history, behaviour, "left")) - outer
+    left = _outputs(spec, history, behaviour, "left")
+    witness("unjoined", any(o.value is not None and o.value[1] is None for o in left))
+    _sided(left, history)
+    assert not Counter(left) - outer
 
 
 def _flushed(spec: JoinSpec, history: Sequence[Record]) -> tuple[Record, ...]:
     """``history`` plus one record of a fresh key late enough to close every window: stream time then
-    exceeds ``ts + after + grace`` and ``ts + before + grace`` of every held record (§1.7)."""
+    exceeds ``ts + after + grace`` and ``ts + before + grace`` of every held record (spec SS-22)."""
     window = spec.window
     assert window is not None and window.grace is not None
     last = max((record.ts for record in history), default=0)
@@ -150,34 +176,38 @@ def _spurious_free(window: Window | None, behaviour: Behaviour, data: st.DataObj
 
 
 @pytest.mark.parametrize("version", _eras("has_spurious_free_outer_joins"))
+@exercised(unjoined=0.3)
 @_property
 @given(data=st.data())
 def test_stream_stream_spurious_free_left_results_are_outer_results_once_flushed(
     version: str, data: st.DataObject
 ) -> None:
-    """Spurious-free windows (3.1+): held records are emitted only when an emission pass closes them, and
-    the outer join's extra right records change when passes run (``minTime``, §1.7). So at the end of the
-    input a left join may have emitted ``L - null`` that the outer join still holds: no inclusion holds
+    """Spurious-free windows (3.1+): held records are emitted only when an emission pass closes them, and the
+    outer join's extra right records change when passes run (``minTime``, spec SS-23, SS-24). So at the end of
+    the input a left join may have emitted ``L - null`` that the outer join still holds: no inclusion holds
     then. It does hold once every window closed (a flush record), if nothing can join a record after its
-    window closed: with in-order input (each ts at least the stream time) and closing by each side's own
-    bound (3.8+, KAFKA-15417) or a symmetric window (3.1-3.7 close with the triggering side's bound)."""
+    window closed: with in-order input (each ts at least the stream time) and closing by each side's own bound
+    (3.8+, KAFKA-15417) or a symmetric window (3.1-3.7 close with the triggering side's bound)."""
     spec, history = data.draw(_scenarios("stream-stream", version, "left"))
     behaviour = behaviour_for(version)
     spec = replace(spec, window=_spurious_free(spec.window, behaviour, data))
     assert not _eager(spec, behaviour)
     flushed = _flushed(spec, sorted(history, key=lambda record: record.ts))
-    left = _contents(_outputs(spec, flushed, behaviour, "left"))
-    assert _included(left, _contents(_outputs(spec, flushed, behaviour, "outer")))
+    left_outputs = _outputs(spec, flushed, behaviour, "left")
+    witness("unjoined", any(o.value is not None and o.value[1] is None for o in left_outputs))
+    _sided(left_outputs, flushed)
+    assert _included(_contents(left_outputs), _contents(_outputs(spec, flushed, behaviour, "outer")))
 
 
 @pytest.mark.parametrize("version", _eras("has_spurious_free_outer_joins"))
+@exercised(joined=0.3)
 @_property
 @given(data=st.data())
 def test_stream_stream_spurious_free_results_are_eager_results(version: str, data: st.DataObject) -> None:
     """Same window and grace, spurious-free (``ofTimeDifferenceAndGrace``) against eager (the deprecated
     ``of().grace()``): the window stores retain the same span, so the joined pairs are the same, at the same
     inputs; a record emitted as non-joined by the spurious-free join found no partner when it arrived, which
-    is exactly when the eager join emits it at once (§1.6, §1.7 step 5). Spurious-free results are
+    is exactly when the eager join emits it at once (spec SS-13, SS-20). Spurious-free results are
     therefore eager results, whatever the order of the input."""
     spec, history = data.draw(_scenarios("stream-stream", version, "left"))
     behaviour = behaviour_for(version)
@@ -189,54 +219,67 @@ def test_stream_stream_spurious_free_results_are_eager_results(version: str, dat
     for variant in ("left", "outer"):
         free_outputs = _outputs(free, history, behaviour, variant)
         eager_outputs = _outputs(eager, history, behaviour, variant)
+        if variant == "left":
+            witness("joined", bool(_joined(free_outputs)), len(_joined(free_outputs)))
+        _sided(free_outputs, history)
         assert _joined(free_outputs) == _joined(eager_outputs)
         assert _included(_contents(free_outputs), _contents(eager_outputs))
 
 
 @pytest.mark.parametrize("version", _eras("has_stream_table_inner_join"))
+@exercised(found=0.3)
 @_property
 @given(data=st.data())
 def test_stream_table_inner_results_are_the_left_results_with_a_table_value(
     version: str, data: st.DataObject
 ) -> None:
-    """Stream-table (0.10.2+, §2): both variants look up the same table for the same stream records (through
-    the same grace buffer, if any); the inner join emits exactly the left join's results that found a table
-    value. The left join adds ``S - null`` (and, 3.7+, null-key records)."""
+    """Stream-table (0.10.2+, spec ST-3): both variants look up the same table for the same stream records
+    (through the same grace buffer, if any); the inner join emits exactly the left join's results that found a
+    table value. The left join adds ``S - null`` (and, 3.7+, null-key records)."""
     spec, history = data.draw(_scenarios("stream-table", version, "left"))
     behaviour = behaviour_for(version)
     left = _outputs(spec, history, behaviour, "left")
     found = [o for o in left if o.value is not None and o.value[1] is not None]
+    witness("found", bool(found), len(found))
+    _sided(left, history)
     assert _outputs(spec, history, behaviour, "inner") == found
 
 
 @pytest.mark.parametrize("version", ERA_VERSIONS)
+@exercised(joined=0.3)
 @_property
 @given(data=st.data())
 def test_table_table_variants_agree_on_the_rows_they_share(version: str, data: st.DataObject) -> None:
-    """Table-table (§3), every era: an update emits a joined pair in every variant exactly when both sides
-    have a value afterwards and the update's own value is not null, so the joined pairs are the same in
-    inner, left and outer joins, at the same inputs. Likewise left and outer joins emit the same outputs
-    with a left value (``L - R`` and ``L - null``); they differ only in tombstones and ``null - R``."""
+    """Table-table (spec TT-3, TT-4), every era: an update emits a joined pair in every variant exactly when
+    both sides have a value afterwards and the update's own value is not null, so the joined pairs are the
+    same in inner, left and outer joins, at the same inputs. Likewise left and outer joins emit the same
+    outputs with a left value (``L - R`` and ``L - null``); they differ only in tombstones and ``null - R``.
+    """
     spec, history = data.draw(_scenarios("table-table", version, "left"))
     behaviour = behaviour_for(version)
     inner, left, outer = (_outputs(spec, history, behaviour, v) for v in ("inner", "left", "outer"))
+    witness("joined", bool(_joined(inner)), len(_joined(inner)))
+    _sided(outer, history)
     assert _joined(left) == _joined(inner) == _joined(outer)
     with_left = [o for o in left if o.value is not None and o.value[0] is not None]
     assert with_left == [o for o in outer if o.value is not None and o.value[0] is not None]
 
 
 @pytest.mark.parametrize("version", _eras("has_foreign_key_join"))
+@exercised(joined=0.3)
 @_property
 @given(data=st.data())
 def test_fk_inner_joined_pairs_are_left_joined_pairs(version: str, data: st.DataObject) -> None:
-    """Foreign-key joins (§4): until 3.7 both variants send the same subscriptions, so their responses, and
-    the joined pairs they resolve to, are the same, at the same inputs. From 3.7 (KIP-962) a left join also
-    subscribes rows whose foreign key is or was null, which an inner join skips: the inner join's joined
-    pairs are then a sub-multiset of the left join's."""
+    """Foreign-key joins (spec FK-4, FK-5): until 3.7 both variants send the same subscriptions, so their
+    responses, and the joined pairs they resolve to, are the same, at the same inputs. From 3.7 (KIP-962) a
+    left join also subscribes rows whose foreign key is or was null, which an inner join skips: the inner
+    join's joined pairs are then a sub-multiset of the left join's."""
     spec, history = data.draw(_scenarios("fk", version, "left"))
     behaviour = behaviour_for(version)
     inner = _joined(_outputs(spec, history, behaviour, "inner"))
     left = _joined(_outputs(spec, history, behaviour, "left"))
+    witness("joined", bool(left), len(left))
+    _sided(left, history)
     if behaviour.fk_left_join_keeps_null_foreign_keys:
         assert _included(_contents(inner), _contents(left))
     else:
@@ -247,18 +290,24 @@ def test_fk_inner_joined_pairs_are_left_joined_pairs(version: str, data: st.Data
 
 
 @pytest.mark.parametrize("version", ERA_VERSIONS)
+@exercised(joined=0.3)
 @_property
 @given(data=st.data())
 def test_stream_stream_output_ts_follows_the_records_it_joins(version: str, data: st.DataObject) -> None:
-    """§1.3: a joined result carries ``max(left ts, right ts)`` from 2.3 (KAFKA-6455) and the triggering
+    """spec SS-4: a joined result carries ``max(left ts, right ts)`` from 2.3 (KAFKA-6455) and the triggering
     record's ts before, and the triggering record is one of the two; a non-joined result carries its own
     record's ts, in every era and whether it is emitted at once or when its window closes. (In 0.10.x a
-    null-value record is joined too, §1.4: ``L - null`` may then be a joined result at the trigger's ts.)"""
+    null-value record is joined too, spec SS-11: ``L - null`` may then be a joined result at the trigger's
+    ts.)"""
     spec, history = data.draw(_scenarios("stream-stream", version, "left"))
     behaviour = behaviour_for(version)
     sources = _sources(history)
     for variant in ("inner", "left", "outer"):
-        for output in _outputs(spec, history, behaviour, variant):
+        outputs = _outputs(spec, history, behaviour, variant)
+        if variant == "inner":
+            witness("joined", bool(_joined(outputs)), len(_joined(outputs)))
+        _sided(outputs, history)
+        for output in outputs:
             assert output.value is not None
             trigger = history[output.cause]
             left, right = (sources.get(v) if v is not None else None for v in output.value)
@@ -271,22 +320,26 @@ def test_stream_stream_output_ts_follows_the_records_it_joins(version: str, data
                 present = left if left is not None else right
                 if trigger is present or not behaviour.null_stream_values_are_joined:
                     assert output.ts == present.ts  # type: ignore[union-attr]
-                else:  # 0.10.x: a null-value record joined with a stored partner (§1.4)
+                else:  # 0.10.x: a null-value record joined with a stored partner (spec SS-11)
                     assert trigger.value is None and output.ts == trigger.ts
             else:
                 assert output.ts == trigger.ts
 
 
 @pytest.mark.parametrize("version", ERA_VERSIONS)
+@exercised(outputs=0.3)
 @_property
 @given(data=st.data())
 def test_stream_table_output_ts_is_the_stream_records_ts(version: str, data: st.DataObject) -> None:
-    """§2: the output carries the stream record's own ts in every era, also when a KIP-923 grace buffer
+    """spec ST-2: the output carries the stream record's own ts in every era, also when a KIP-923 grace buffer
     releases it later (then the trigger is a later record); without grace the stream record emits it."""
     spec, history = data.draw(_scenarios("stream-table", version, "left"))
     behaviour = behaviour_for(version)
     sources = _sources(history)
-    for output in _outputs(spec, history, behaviour, "left"):
+    outputs = _outputs(spec, history, behaviour, "left")
+    witness("outputs", bool(outputs))
+    _sided(outputs, history)
+    for output in outputs:
         assert output.value is not None
         stream = sources.get(output.value[0]) if output.value[0] is not None else history[output.cause]
         assert stream is not None and output.ts == stream.ts
@@ -296,17 +349,22 @@ def test_stream_table_output_ts_is_the_stream_records_ts(version: str, data: st.
 
 
 @pytest.mark.parametrize("version", ERA_VERSIONS)
+@exercised(joined=0.3)
 @_property
 @given(data=st.data())
 def test_table_table_output_ts_never_below_the_trigger(version: str, data: st.DataObject) -> None:
-    """§3: from 2.3 (KIP-258) a result carries ``max(update ts, other side's stored ts)`` when the other side
-    has a value, so never less than the triggering update's ts, and a joined pair carries the larger ts of the
-    two updates it joins; before 2.3 every result carries the trigger's ts."""
+    """spec TT-8: from 2.3 (KIP-258) a result carries ``max(update ts, other side's stored ts)`` when the
+    other side has a value, so never less than the triggering update's ts, and a joined pair carries the
+    larger ts of the two updates it joins; before 2.3 every result carries the trigger's ts."""
     spec, history = data.draw(_scenarios("table-table", version, "outer"))
     behaviour = behaviour_for(version)
     sources = _sources(history)
     for variant in ("inner", "left", "outer"):
-        for output in _outputs(spec, history, behaviour, variant):
+        outputs = _outputs(spec, history, behaviour, variant)
+        if variant == "inner":
+            witness("joined", bool(_joined(outputs)), len(_joined(outputs)))
+        _sided(outputs, history)
+        for output in outputs:
             trigger = history[output.cause]
             if not behaviour.table_join_ts_is_max_of_inputs:
                 assert output.ts == trigger.ts
@@ -318,16 +376,21 @@ def test_table_table_output_ts_never_below_the_trigger(version: str, data: st.Da
 
 
 @pytest.mark.parametrize("version", _eras("has_foreign_key_join"))
+@exercised(joined=0.3)
 @_property
 @given(data=st.data())
 def test_fk_output_ts_never_below_the_trigger(version: str, data: st.DataObject) -> None:
-    """§4: a result triggered by a left update carries ``max(left ts, right ts)`` when the right value exists,
-    else the left ts; one triggered by a right update carries the right record's own ts."""
+    """spec FK-9: a result triggered by a left update carries ``max(left ts, right ts)`` when the right value
+    exists, else the left ts; one triggered by a right update carries the right record's own ts."""
     spec, history = data.draw(_scenarios("fk", version, "left"))
     behaviour = behaviour_for(version)
     sources = _sources(history)
     for variant in ("inner", "left"):
-        for output in _outputs(spec, history, behaviour, variant):
+        outputs = _outputs(spec, history, behaviour, variant)
+        if variant == "left":
+            witness("joined", bool(_joined(outputs)), len(_joined(outputs)))
+        _sided(outputs, history)
+        for output in outputs:
             trigger = history[output.cause]
             assert output.ts >= trigger.ts
             if output in _joined([output]) and trigger.side == "left":
@@ -341,6 +404,7 @@ def test_fk_output_ts_never_below_the_trigger(version: str, data: st.DataObject)
 
 
 @pytest.mark.parametrize("join", ["stream-stream", "stream-table", "table-table", "fk"])
+@exercised(outputs=0.3)
 @_property
 @given(data=st.data())
 def test_oracle_is_deterministic_for_every_join_kind(join: JoinKind, data: st.DataObject) -> None:
@@ -349,22 +413,27 @@ def test_oracle_is_deterministic_for_every_join_kind(join: JoinKind, data: st.Da
     spec, history = data.draw(_scenarios(join, "3.9", "left"))
     behaviour = behaviour_for("3.9")
     first = run(spec, history, behaviour)
+    witness("outputs", bool(first))
     assert run(spec, history, behaviour) == first
     assert [o for outputs, _ in run_traced(spec, history, behaviour) for o in outputs] == first
 
 
 @pytest.mark.parametrize("join", ["stream-table", "table-table"])
 @pytest.mark.parametrize("version", ["0.10.2", "2.3", "3.9"])
+@exercised(keys=0.3)
 @_property
 @given(data=st.data())
 def test_unversioned_table_joins_are_key_local(join: JoinKind, version: str, data: st.DataObject) -> None:
     """Stream-table and table-table joins over unversioned tables without grace keep no state across keys
-    (§2, §3): the outputs for a key are those of the history restricted to that key. (Versioned stores
-    reject updates by a stream time over all keys, §3a, and a grace buffer releases by it: not local.)"""
-    spec, history = data.draw(_scenarios(join, version, "left"))
+    (spec ST-1, TT-1): the outputs for a key are those of the history restricted to that key. (Versioned
+    stores reject updates by a stream time over all keys, spec VS-2, and a grace buffer releases by it: not
+    local.)"""
+    spec, history = data.draw(_scenarios(join, version, "left", keys=2))
     hypothesis.assume(spec.versioned is None and spec.window is None)
     behaviour = behaviour_for(version)
     whole = run(spec, history, behaviour)
+    witness("keys", len({o.key for o in whole}) > 1, len({o.key for o in whole}))
+    _sided(whole, history)
     for key in {record.key for record in history}:
         indices = [i for i, record in enumerate(history) if record.key == key]
         alone = run(spec, [history[i] for i in indices], behaviour)

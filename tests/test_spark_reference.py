@@ -147,7 +147,7 @@ def _records(*rows: tuple[str, str, str, int]) -> list[dict[str, Any]]:
 def test_spark_reference_emits_held_left_results_one_trigger_later_with_stale_min_time_on_3_8(
     spark: SparkSession,
 ) -> None:
-    # SEMANTICS.md §1.7 "stale minTime": left join, window 10, grace 0; B@105 closes at stream time 116, but
+    # spec SS-24: left join, window 10, grace 0; B@105 closes at stream time 116, but
     # 3.8+ remembers minTime 108 (the last entry visited) and waits for R@119; 3.1-3.7 emit it at R@116
     records = _records(
         ("left", "k1", "A", 100),
@@ -177,7 +177,7 @@ def test_spark_reference_emits_held_left_results_one_trigger_later_with_stale_mi
 
 
 def test_spark_reference_joins_buffered_stream_records_when_grace_has_passed(spark: SparkSession) -> None:
-    # SEMANTICS.md §2 (KIP-923, 3.6+): X0@0 is buffered until the buffer time reaches 0 + 2 (at X2@2) and
+    # spec ST-8 (KIP-923, 3.6+): X0@0 is buffered until the buffer time reaches 0 + 2 (at X2@2) and
     # is then looked up in the versioned table as of its own ts, seeing the update Y2@0 made meanwhile
     records = _records(
         ("right", "k", "Y1", 0),

@@ -1,4 +1,4 @@
-"""Focused checks of the stream-stream join oracle's subtle rules (SEMANTICS.md §1).
+"""Focused checks of the stream-stream join oracle's subtle rules (spec SS-1).
 
 Each test pipes a handful of records through ``oracle.stream_stream`` for one or more Kafka versions and
 compares the exact outputs: key, ``(left, right)`` value, timestamp and the index of the record that
@@ -40,7 +40,7 @@ def _join(
     return [(o.key, o.value, o.ts, o.cause) for o in outputs]
 
 
-# --- window bounds and output timestamps (§1.2, §1.3) -------------------------------------------------
+# --- window bounds and output timestamps (spec SS-2, SS-4) -------------------------------------------------
 
 
 def test_stream_stream_window_bounds_are_inclusive_at_both_ends() -> None:
@@ -80,7 +80,7 @@ def test_stream_stream_joined_ts_is_trigger_ts_before_2_3_and_max_after(version:
     ]
 
 
-# --- old era and KIP-77 eager results (§1.5, §1.6) -----------------------------------------------------
+# --- old era and KIP-77 eager results (spec SS-12, SS-13) -------------------------------------------------
 
 
 def test_stream_stream_old_left_join_ignores_right_records() -> None:
@@ -129,7 +129,7 @@ def test_stream_stream_grace_on_3_0_means_of_grace_which_stays_eager() -> None:
     assert _join("3.1", "left", Window(10, 10, 5), records) == [("k", ("A", "a"), 4, 1)]
 
 
-# --- spurious-free left/outer joins (§1.7) ------------------------------------------------------------
+# --- spurious-free left/outer joins (spec SS-14, SS-25) ---------------------------------------------------
 
 
 @pytest.mark.parametrize("version", ["3.1", "3.7", "3.9"])
@@ -250,7 +250,7 @@ def test_stream_stream_int_keys_are_held_in_twos_complement_byte_order() -> None
     assert outer_store_key_bytes(-1) > outer_store_key_bytes(2**40) > outer_store_key_bytes(10)
 
 
-# --- null keys and values (§1.4) ----------------------------------------------------------------------
+# --- null keys and values (spec SS-10, SS-11) -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -290,7 +290,7 @@ def test_stream_stream_0_10_0_left_join_fails_on_null_left_key() -> None:
         processor.process(1, _left(None, "A", 0))
 
 
-# --- window stores: kind, retention, expiry (§1.2, §1.8) ----------------------------------------------
+# --- window stores: kind, retention, expiry (spec SS-6, SS-9, SS-15) --------------------------------------
 
 
 @pytest.mark.parametrize(("stores", "expected"), [("memory", []), ("rocksdb", [("k", ("L1", "R1"), 3, 2)])])

@@ -1,4 +1,5 @@
-"""The table-backed joins: versioned store rules (SEMANTICS.md §3a), KStream-KTable (§2), KTable-KTable (§3).
+"""The table-backed joins: versioned store rules (spec VS-1), KStream-KTable (spec ST-1), KTable-KTable (spec
+TT-1).
 
 Records and outputs are written compactly: ``L k:A@3`` is a left record with key ``k``, value ``A``, ts 3
 (``null`` is a null value, ``~`` a null key); an output ``k:A - a@4`` is the pair ``(A, a)`` at ts 4 and
@@ -68,7 +69,7 @@ def _right_versioned(history_ms: int) -> Versioning:
     return Versioning(left=False, right=True, history_ms=history_ms)
 
 
-# --- versioned store (SEMANTICS.md §3a) ---------------------------------------------------------------
+# --- versioned store (spec VS-1) ---------------------------------------------------------------
 
 
 def test_versioned_table_rejects_put_older_than_observed_stream_time_minus_history() -> None:
@@ -136,7 +137,7 @@ def test_versioned_table_tombstone_on_fresh_key_is_recorded() -> None:
 
 
 def test_versioned_table_tombstone_with_latest_ts_forgets_key() -> None:
-    """§3a "Exception": R1@10, null@10 leaves nothing, so R2@5 becomes the latest value."""
+    """spec VS-7: R1@10, null@10 leaves nothing, so R2@5 becomes the latest value."""
     table = VersionedTable(history_ms=1000)
     table.put("k", "R1", 10)
     assert table.put("k", None, 10) is PutStatus.LATEST
@@ -182,8 +183,8 @@ def test_versioned_table_put_with_equal_ts_replaces_version() -> None:
 class _PointTimeline:
     """Reference model: a key's value at ``t`` is the last put at or before ``t`` (equal ts: last put wins).
 
-    It agrees with the versioned store everywhere except the §3a tombstone exception, which the check below
-    therefore avoids."""
+    It agrees with the versioned store everywhere except the spec VS-7 tombstone exception, which the check
+    below therefore avoids."""
 
     def __init__(self, history_ms: int) -> None:
         self.history_ms = history_ms
@@ -235,7 +236,7 @@ def test_plain_table_update_overwrites_out_of_order_and_is_always_latest() -> No
     assert table.update("k", None, 1) == (None, True)
 
 
-# --- KStream-KTable (SEMANTICS.md §2) -------------------------------------------------------------------
+# --- KStream-KTable (spec ST-1) -------------------------------------------------------------------
 
 
 def test_stream_table_join_versioned_lookup_uses_stream_ts() -> None:
@@ -248,7 +249,7 @@ def test_stream_table_join_versioned_lookup_uses_stream_ts() -> None:
 
 
 def test_stream_table_join_rejected_table_update_is_not_visible() -> None:
-    """§2 example: with history 2 the table never stores R2@5 (observed stream time is already 10)."""
+    """spec VS-3 example: with history 2 the table never stores R2@5 (observed stream time is already 10)."""
     records = "R k1:R1@10 R k2:R2@5 L k2:L1@6"
     assert _join("stream-table", "inner", "3.5", records, versioned=_right_versioned(2)) == []
     assert _join("stream-table", "inner", "3.5", records, versioned=_right_versioned(5)) == ["k2:L1 - R2@6"]
@@ -371,7 +372,7 @@ def test_stream_table_join_left_join_with_grace_fails_on_null_key() -> None:
         _join("stream-table", "left", "3.7", "L ~:A@1", versioned=_right_versioned(10), grace=2)
 
 
-# --- KTable-KTable (SEMANTICS.md §3) --------------------------------------------------------------------
+# --- KTable-KTable (spec TT-1) --------------------------------------------------------------------
 
 _DOCS = "L k:null@1 R k:null@2 L k:A@3 R k:a@4 L k:B@5 R k:b@6 L k:null@7 R k:null@8 L k:C@9 R k:c@10"
 """The first rows of the documentation's table-table example (KIP-77 "new semantics" table)."""
@@ -405,7 +406,7 @@ def test_table_table_join_forwards_only_when_needed_from_0_10_2(variant: str, ex
 
 
 def test_table_table_join_kip77_rows_12_to_14_tombstone_rules() -> None:
-    """§6 erratum 2: L null@12 (after R null@11), R null@13, R d@14."""
+    """spec ER-7: L null@12 (after R null@11), R null@13, R d@14."""
     records = _DOCS + " R k:null@11 L k:null@12 R k:null@13 R k:d@14"
     tail = {
         variant: _join("table-table", variant, "3.9", records)[-3:] for variant in ("inner", "left", "outer")

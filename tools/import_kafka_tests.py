@@ -92,7 +92,7 @@ def is_legacy_window_api(api: str) -> bool:
 
 
 def window_of(case: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Portable window: before/after/grace; legacy ``of()`` windows get ``legacy: true`` (SEMANTICS.md §1.8:
+    """Portable window: before/after/grace; legacy ``of()`` windows get ``legacy: true`` (spec SS-14, SS-15:
     eager left/outer results whatever the grace), with their grace when the test sets one (``.grace(g)``).
 
     The stream-table grace of KIP-923 (``versioned.stream_grace_ms``) becomes ``window.grace``.

@@ -50,9 +50,9 @@ Feature = Literal[
 FEATURES: Mapping[Feature, str] = MappingProxyType(
     {
         "null-values": "null-valued stream records or table tombstones in the input",
-        "null-value-joins": "0.10.0/0.10.1 join null stream values: joiner(null, other) (SEMANTICS 1.4, 2)",
+        "null-value-joins": "0.10.0/0.10.1 join null stream values: joiner(null, other) (spec SS-11, ST-4)",
         "null-keys": "records with a null key (dropped, or forwarded by KIP-962 left/outer joins in 3.7+)",
-        "one-sided-left-join": "0.10.x left stream-stream join: only left records probe (SEMANTICS 1.5)",
+        "one-sided-left-join": "0.10.x left stream-stream join: only left records probe (spec SS-12)",
         "spurious-results": "eager left/outer non-joined results (KIP-77 era or the legacy JoinWindows API)",
         "spurious-free": "deferred left/outer non-joined results, emitted when window + grace close (3.1+)",
         "grace-period": "an explicit grace period (JoinWindows or KIP-923 stream-table grace)",

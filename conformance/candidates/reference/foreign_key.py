@@ -1,4 +1,4 @@
-"""Foreign-key table-table joins (KIP-213, SEMANTICS.md §4) for many scenarios at once, on Spark DataFrames.
+"""Foreign-key table-table joins (KIP-213, spec FK-1) for many scenarios at once, on Spark DataFrames.
 
 The FK pipeline (subscription topic, subscription store, response topic) runs to completion for each input
 record (one partition per topic, as in the golden traces), so a response always finds the left value that sent
@@ -6,7 +6,7 @@ the subscription and its hash always matches. Everything is then set-based, with
 over ``(scenario_id)`` and ``(scenario_id, key)``, apart from the versioned store's ``forget`` fold:
 
 * a left update (new value, old value = this key's previous latest) sends at most two subscription messages,
-  chosen by §4's instruction tables (2.4-3.6 and 3.7+ inner; 3.7+ left join with KAFKA-16394);
+  chosen by spec FK-4, FK-5 (instruction tables) (2.4-3.6 and 3.7+ inner; 3.7+ left join with KAFKA-16394);
 * each ``PROPAGATE_*`` or ``DELETE_KEY_AND_PROPAGATE`` message looks up the right table's latest value for its
   foreign key before this index and becomes one output (``joiner(left, right)``, ``left - null``, a
   tombstone, or nothing); a delete answers with no right value; the ts is ``max(left ts, right ts)`` when
@@ -28,7 +28,7 @@ from kjoin.conformance.candidates.reference.versioned import with_latest_flag
 
 __all__ = ["foreign_key_emissions"]
 
-# subscription instructions (SEMANTICS.md §4)
+# subscription instructions (spec FK-4, FK-5)
 DELETE_NO_PROPAGATE, DELETE_AND_PROPAGATE = "DELETE_KEY_NO_PROPAGATE", "DELETE_KEY_AND_PROPAGATE"
 PROPAGATE_NULL, PROPAGATE_ONLY = "PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE", "PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE"
 
@@ -149,7 +149,7 @@ def _messages() -> Column:
 
 
 def _left_triggered(updates: DataFrame) -> DataFrame:
-    """One output per answered message of a left update (§4 response rules)."""
+    """One output per answered message of a left update (spec FK-6, FK-7)."""
     messages = updates.select("*", F.explode("messages").alias("message")).filter(
         F.col("message.kind") != DELETE_NO_PROPAGATE
     )
@@ -174,7 +174,7 @@ def _left_triggered(updates: DataFrame) -> DataFrame:
 
 
 def _right_triggered(updates: DataFrame) -> DataFrame:
-    """One output per current subscriber of a right update, in left-key byte order (§4)."""
+    """One output per current subscriber of a right update, in left-key byte order (spec FK-8)."""
     subscribed = f"('{PROPAGATE_NULL}', '{PROPAGATE_ONLY}')"
     answers = F.expr(
         f"""filter(

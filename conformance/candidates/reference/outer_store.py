@@ -1,4 +1,4 @@
-"""The sequential part of the spurious-free left/outer stream-stream join (SEMANTICS.md §1.7).
+"""The sequential part of the spurious-free left/outer stream-stream join (spec SS-16, SS-23, SS-24).
 
 ``emit_held_records`` is an ``applyInPandas`` function over ONE scenario. Everything it needs was computed
 set-based by ``stream_stream``: the stream time after each record (``st``), whether the record runs an
@@ -53,7 +53,7 @@ def _java_long(value: int) -> int:
 
 
 class _OuterStore:
-    """Held non-joined records of one scenario and the shared ``minTime`` (SEMANTICS.md §1.7)."""
+    """Held non-joined records of one scenario and the shared ``minTime`` (spec SS-16, SS-21)."""
 
     def __init__(self, before: int, after: int, grace: int, per_side: bool, last_visited: bool) -> None:
         self.before, self.after, self.grace = before, after, grace
@@ -62,12 +62,12 @@ class _OuterStore:
         self.min_time = _LONG_MAX
 
     def hold(self, entry: EntryKey, key: str, value: str | None) -> None:
-        """§1.7 step 5: append a non-joined record and lower ``minTime``."""
+        """spec SS-20: append a non-joined record and lower ``minTime``."""
         self.entries.setdefault(entry, []).append((key, value))
         self.min_time = min(self.min_time, entry[0])
 
     def delete(self, entry: EntryKey) -> None:
-        """§1.7 step 4: a match deletes the whole entry (all values of that ts, side and key)."""
+        """spec SS-19: a match deletes the whole entry (all values of that ts, side and key)."""
         self.entries.pop(entry, None)
 
     def emission_pass(self, left_processor: bool, stream_time: int) -> list[tuple[EntryKey, str, str | None]]:

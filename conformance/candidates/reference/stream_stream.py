@@ -1,21 +1,21 @@
-"""KStream-KStream windowed joins (SEMANTICS.md §1) for many scenarios at once, on Spark DataFrames.
+"""KStream-KStream windowed joins (spec SS-1) for many scenarios at once, on Spark DataFrames.
 
 Set-based parts (window functions and array functions over ``(scenario_id, ...)`` partitions):
 
-* each side's window-store time (max ts put into that store before a record, §1.1-§1.2) and the shared
-  stream time (§1.7 step 1) are running maxima over ``(scenario_id)`` in processing order;
-* the matches of a record (the probe) are the earlier records of the other side with the same key that lie
-  in its window (both bounds inclusive) and that the other side's store still returns when the probe fetches
-  (§1.2, in-memory or RocksDB rules). They are collected with a window over ``(scenario_id, key)`` and
-  filtered and sorted in fetch order (ts, then insertion) with array functions; each match is one joined
-  result with ts ``max(left ts, right ts)`` from 2.3 (§1.3);
-* a left/outer probe without any match is emitted at once (``joiner(v, null)``, §1.6), unless the
-  spurious-free rules (§1.7, 3.1+ with a grace) hold it back; null-key records of the preserved side are
-  forwarded at once from 3.7 (§1.4).
+* each side's window-store time (max ts put into that store before a record, spec SS-7, SS-9) and the shared
+  stream time (spec SS-17) are running maxima over ``(scenario_id)`` in processing order;
+* the matches of a record (the probe) are the earlier records of the other side with the same key that lie in
+  its window (both bounds inclusive) and that the other side's store still returns when the probe fetches
+  (spec SS-7, SS-8, SS-9, in-memory or RocksDB rules). They are collected with a window over ``(scenario_id,
+  key)`` and filtered and sorted in fetch order (ts, then insertion) with array functions; each match is one
+  joined result with ts ``max(left ts, right ts)`` from 2.3 (spec SS-4);
+* a left/outer probe without any match is emitted at once (``joiner(v, null)``, spec SS-13), unless the
+  spurious-free rules (spec SS-14, SS-20, 3.1+ with a grace) hold it back; null-key records of the preserved
+  side are forwarded at once from 3.7 (spec SS-10).
 
-Sequential part: when the held records are emitted. The emission pass of §1.7 depends on the state the
-previous passes left behind (the shared ``minTime`` with the 3.8+ "last visited" quirk, and the outer store's
-iteration order), so it is a per-scenario state machine run with ``applyInPandas``
+Sequential part: when the held records are emitted. The emission pass of spec SS-23, SS-24 depends on the
+state the previous passes left behind (the shared ``minTime`` with the 3.8+ "last visited" quirk, and the
+outer store's iteration order), so it is a per-scenario state machine run with ``applyInPandas``
 (``outer_store.emit_held_records``). It receives only facts computed set-based here: stream time, which
 records trigger a pass, which are emitted at once if unmatched, and every record's matches.
 """
@@ -37,7 +37,8 @@ __all__ = ["stream_stream_emissions"]
 DAY_MS = 24 * 60 * 60 * 1000
 MIN_SEGMENT_INTERVAL_MS = 60_000
 
-# order of the outputs of one input record (§1.7: the emission pass runs before the record's own results)
+# order of the outputs of one input record (spec SS-18: the emission pass runs before the record's own
+# results)
 _PASS, _JOINED, _UNJOINED = 0, 1, 2
 
 
@@ -69,7 +70,7 @@ def stream_stream_emissions(rec: DataFrame) -> DataFrame:
 
 
 def _spurious_free() -> Column:
-    """§1.7/§1.8: a left/outer join built with ``ofTimeDifferenceAndGrace`` (a grace and not the deprecated
+    """spec SS-14: a left/outer join built with ``ofTimeDifferenceAndGrace`` (a grace and not the deprecated
     ``of().grace()``) on 3.1+ holds non-joined results back; every other join emits them at once."""
     return (
         F.col("has_spurious_free_outer_joins")
@@ -84,10 +85,11 @@ def _annotated(rec: DataFrame) -> DataFrame:
     left, right = side_is("left"), side_is("right")
     keyed, valued = F.col("key").isNotNull(), F.col("value").isNotNull()
     memory = (F.col("stores") == "memory") & F.col("stream_joins_can_use_in_memory_stores")
-    # §1.1: a null value reaches the store's put; in-memory stores (and RocksDB before KAFKA-9921) advance
+    # spec SS-9: a null value reaches the store's put; in-memory stores (and RocksDB before KAFKA-9921)
+    # advance
     # their observed time with it although nothing is stored
     advances = keyed & (valued | memory | ~F.col("rocksdb_join_stores_skip_null_values"))
-    # §1.7 step 1: stream time counts every record from 3.7, before that only the joinable ones
+    # spec SS-17: stream time counts every record from 3.7, before that only the joinable ones
     counts = F.col("null_records_advance_stream_time") | (keyed & valued)
     variant = F.col("variant")
     outer_side = (variant == "outer") | ((variant == "left") & left)
@@ -96,7 +98,7 @@ def _annotated(rec: DataFrame) -> DataFrame:
     stream_time = F.max(F.when(counts, F.col("ts"))).over(
         by_scenario().rowsBetween(Window.unboundedPreceding, 0)
     )
-    # §1.4: from 3.7 a null-key record of a preserved side is forwarded at once; before, it is dropped
+    # spec SS-10: from 3.7 a null-key record of a preserved side is forwarded at once; before, it is dropped
     null_key_forwarded = ~keyed & valued & F.col("left_joins_forward_null_keys") & outer_side
     return rec.withColumns(
         {
@@ -114,11 +116,11 @@ def _annotated(rec: DataFrame) -> DataFrame:
             "obs_right": running_max_before(F.when(right & advances, F.col("ts"))),
             "st": stream_time,
             "spurious_free": spurious_free,
-            # §1.7 step 5: timeTo = max(0, ts + joinAfter) already behind stream time -> emitted at once
+            # spec SS-20: timeTo = max(0, ts + joinAfter) already behind stream time -> emitted at once
             "immediate": ~spurious_free
             | (F.greatest(F.col("ts") + join_after, F.lit(0)) < stream_time)
             | null_key_forwarded,
-            # §1.7 step 3: only a joinable, in-order record runs the emission pass
+            # spec SS-18: only a joinable, in-order record runs the emission pass
             "trigger": spurious_free & keyed & valued & (F.col("ts") == stream_time),
         }
     )
@@ -126,7 +128,7 @@ def _annotated(rec: DataFrame) -> DataFrame:
 
 def _retention() -> Column:
     """Window-store retention: before + after + grace (2.1+, legacy grace from ``of()`` on 3.0+), else
-    ``max(1 day, before + after)`` (SEMANTICS.md §1.2, §1.8)."""
+    ``max(1 day, before + after)`` (spec SS-6, SS-15)."""
     size = F.col("before") + F.col("after")
     legacy_grace = F.greatest(F.lit(DAY_MS) - 2 * F.col("before"), F.lit(0))
     return (
@@ -140,7 +142,7 @@ def _with_matches(rec: DataFrame) -> DataFrame:
     """The probing records, each with ``matches``: the earlier stored records it joins, in fetch order.
 
     A stored record ``e`` matches probe ``p`` iff same key, other side, earlier index, ``left.ts - before <=
-    right.ts <= left.ts + after`` and ``e`` is still returned by its store's fetch (SEMANTICS.md §1.2).
+    right.ts <= left.ts + after`` and ``e`` is still returned by its store's fetch (spec SS-2, SS-7).
     """
     earlier = (
         Window.partitionBy("scenario_id", "key").orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
@@ -166,7 +168,8 @@ def _joins(e: str) -> str:
 
 
 def _retained(e: str) -> str:
-    """SQL predicate: stored record ``e`` is still returned by its store's fetch at probe time (§1.2).
+    """SQL predicate: stored record ``e`` is still returned by its store's fetch at probe time (spec SS-7,
+    SS-8).
 
     In-memory stores, and RocksDB stores from 3.4, filter exactly: ``ts > observed - retention``. Older
     RocksDB stores drop whole segments (interval ``max(retention / 2, 60 s)``): from 2.1 the segments
@@ -184,7 +187,8 @@ def _retained(e: str) -> str:
 
 
 def _held_emissions(probes: DataFrame) -> DataFrame:
-    """Run the §1.7 emission passes of the spurious-free scenarios (sequential, see module docstring)."""
+    """Run the spec SS-23, SS-24 emission passes of the spurious-free scenarios (sequential, see module
+    docstring)."""
     rows = probes.withColumn("matched", F.transform("matches", lambda m: m["idx"])).select(
         *HELD_INPUT_COLUMNS
     )

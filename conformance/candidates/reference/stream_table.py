@@ -1,17 +1,18 @@
-"""KStream-KTable joins (SEMANTICS.md §2) for many scenarios at once, on Spark DataFrames.
+"""KStream-KTable joins (spec ST-1) for many scenarios at once, on Spark DataFrames.
 
 Set-based throughout (window functions and array functions over ``(scenario_id)`` and ``(scenario_id, key)``
 partitions), apart from the versioned store's ``forget`` fold (see ``versioned``):
 
-* only stream records (``left``) produce output; the table (``right``) just changes (§2);
+* only stream records (``left``) produce output; the table (``right``) just changes (spec ST-1);
 * the lookup is an as-of lookup by input index: the table's puts for the key before the lookup index
-  (unversioned: the last one; versioned: ``get(key, stream ts)`` over the versions recorded then, §3a);
-* with a grace period (KIP-923, 3.6+) a stream record is buffered unless it is already older than the
-  buffer's time minus grace; it is joined when the buffer's time (max ts of the joinable stream records so
-  far, a running max) first reaches ``ts + grace``, i.e. at the first stream record whose running max crosses
-  that line (found with array functions over the following records). Evictions of one input come in
-  (ts, key bytes, insertion) order, the lookup happens at the evicting index and the output keeps the
-  stream record's ts (§2).
+  (unversioned: the last one; versioned: ``get(key, stream ts)`` over the versions recorded then, spec ST-6,
+  VS-9);
+* with a grace period (KIP-923, 3.6+) a stream record is buffered unless it is already older than the buffer's
+  time minus grace; it is joined when the buffer's time (max ts of the joinable stream records so far, a
+  running max) first reaches ``ts + grace``, i.e. at the first stream record whose running max crosses that
+  line (found with array functions over the following records). Evictions of one input come in (ts, key bytes,
+  insertion) order, the lookup happens at the evicting index and the output keeps the stream record's ts (spec
+  ST-2).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def stream_table_emissions(rec: DataFrame) -> DataFrame:
     stream = side_is("left")
     keyed, valued = F.col("key").isNotNull(), F.col("value").isNotNull()
     versioned = F.col("right_versioned") & F.col("has_versioned_stores")
-    # §2: null keys are skipped, null values joined before KIP-77 and dropped after
+    # spec ST-4: null keys are skipped, null values joined before KIP-77 and dropped after
     joinable = stream & keyed & (valued | F.col("null_stream_values_are_joined"))
     grace_on = F.col("has_stream_table_grace") & F.col("grace").isNotNull()
     annotated = rec.withColumns(
@@ -94,7 +95,7 @@ def stream_table_emissions(rec: DataFrame) -> DataFrame:
         o2=F.col("ts"),
         o3=_eviction_tiebreak(),
     )
-    # §2 (KIP-962, 3.7+): a left join forwards a null-key stream record with a value as joiner(v, null)
+    # spec ST-4 (KIP-962, 3.7+): a left join forwards a null-key stream record with a value as joiner(v, null)
     null_keys = emission(
         rec.filter(
             stream & ~keyed & valued & F.col("left_joins_forward_null_keys") & (F.col("variant") == "left")
@@ -109,5 +110,5 @@ def stream_table_emissions(rec: DataFrame) -> DataFrame:
 
 
 def _eviction_tiebreak() -> Column:
-    """Key bytes, then insertion order: the grace buffer's order for records with the same ts (§2)."""
+    """Key bytes, then insertion order: the grace buffer's order for records with the same ts (spec ST-8)."""
     return F.concat(F.col("key"), F.lit("\u0000"), F.lpad(F.col("idx").cast("string"), 19, "0"))

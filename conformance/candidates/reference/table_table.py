@@ -1,14 +1,14 @@
-"""KTable-KTable equi-joins (SEMANTICS.md §3) for many scenarios at once, on Spark DataFrames.
+"""KTable-KTable equi-joins (spec TT-1) for many scenarios at once, on Spark DataFrames.
 
 Set-based (window functions over ``(scenario_id)`` and ``(scenario_id, key)``), apart from the versioned
 store's ``forget`` fold (see ``versioned``):
 
-* an update reaches the join processor if its table applies it as the latest value: any non-null-key update
-  of an unversioned table; for a versioned table only accepted puts (§3a) with ``isLatest`` (§3);
+* an update reaches the join processor if its table applies it as the latest value: any non-null-key update of
+  an unversioned table; for a versioned table only accepted puts (spec VS-3) with ``isLatest`` (spec TT-10);
 * the update's old value (this side's previous latest) and the other side's current value and ts are as-of
   lookups: the last such update of each side for the key before this input index;
-* the processor rules of §3 (KIP-77 era) or the 0.10.x always-forward rules decide the output; the output
-  ts is ``max(ts, other side's ts)`` from 2.3 when the other side exists (§3).
+* the processor rules (spec TT-4 to TT-7, KIP-77 era) or the 0.10.x always-forward rules decide the output;
+  the output ts is ``max(ts, other side's ts)`` from 2.3 when the other side exists (spec TT-8).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ _NONE, _JOINED, _TOMBSTONE = "none", "joined", "tombstone"
 
 
 def _kip77() -> Column:
-    """The processor rules of 0.10.2+ (SEMANTICS.md §3 table)."""
+    """The processor rules of 0.10.2+ (spec TT-4, TT-5, TT-6, TT-7)."""
     new, old, other = F.col("value"), F.col("old"), F.col("other")
     variant, left = F.col("variant"), side_is("left")
     # inner, and a left join's right side: nothing without the other side
@@ -88,7 +88,8 @@ def _kip77() -> Column:
 
 
 def _always_forwarding() -> Column:
-    """0.10.0/0.10.1: every update forwards a result, a tombstone when there is nothing to join (§3)."""
+    """0.10.0/0.10.1: every update forwards a result, a tombstone when there is nothing to join (spec
+    TT-3)."""
     new, other = F.col("value"), F.col("other")
     variant, left = F.col("variant"), side_is("left")
     joins = (

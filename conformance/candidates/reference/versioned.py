@@ -1,19 +1,20 @@
-"""Versioned key-value stores (KIP-889/914, SEMANTICS.md §3a) as DataFrame columns.
+"""Versioned key-value stores (KIP-889/914, spec VS-1) as DataFrame columns.
 
 A versioned table is described per record by ``history``: all accepted puts of that side for the record's key,
 in processing order (a window over ``(scenario_id, key)``), as ``struct<ts, idx, value, forget>``.
 
 Set-based parts: the store's observed stream time (a running max over the scenario), which puts it rejects
 (``ts < observed - history_ms``; a rejected put never raises the max, so the max over all puts is the max over
-accepted ones), which versions exist at a given input index (``_alive``), timestamped lookups
-(``get(key, asOf)``, §2) and ``isLatest`` (§3a).
+accepted ones), which versions exist at a given input index (``_alive``), timestamped lookups (``get(key,
+asOf)``, spec VS-9) and ``isLatest`` (spec VS-5).
 
 Sequential part: the ``forget`` flag. A tombstone whose ts equals the ts of the key's current latest value
 deletes that value without recording a tombstone; if no older version exists, the key is forgotten, so a later
-put with a smaller ts counts as latest (§3a). Whether a tombstone forgets depends on which earlier tombstones
-forgot, so this is a fold over the key's puts; it runs in Spark SQL's ``aggregate`` (no Python). A forgetting
-put records no version; with older versions left, recording a tombstone at that ts is indistinguishable
-(lookups at or after it read null, later puts before it are not latest), which is what ``_alive`` does.
+put with a smaller ts counts as latest (spec VS-7). Whether a tombstone forgets depends on which earlier
+tombstones forgot, so this is a fold over the key's puts; it runs in Spark SQL's ``aggregate`` (no Python). A
+forgetting put records no version; with older versions left, recording a tombstone at that ts is
+indistinguishable (lookups at or after it read null, later puts before it are not latest), which is what
+``_alive`` does.
 """
 
 from __future__ import annotations
@@ -38,13 +39,15 @@ _VERSION = "struct<ts:bigint,idx:bigint,value:string,forget:boolean>"
 
 
 def store_time_before(side: str) -> Column:
-    """The versioned store's observed stream time before this record: max ts of that side's puts (§3a)."""
+    """The versioned store's observed stream time before this record: max ts of that side's puts (spec
+    VS-2)."""
     return running_max_before(F.when(side_is(side) & F.col("key").isNotNull(), F.col("ts")))
 
 
 def accepted(side: str, versioned: Column, observed: Column) -> Column:
     """A put that the side's table applies: any non-null-key update of an unversioned table; for a versioned
-    one only if ``ts >= observed - history_ms`` (§3a: otherwise NOT_PUT, neither stored nor forwarded)."""
+    one only if ``ts >= observed - history_ms`` (spec VS-3: otherwise NOT_PUT, neither stored nor
+    forwarded)."""
     in_history = observed.isNull() | (F.col("ts") >= observed - F.col("history_ms"))
     return side_is(side) & F.col("key").isNotNull() & (~versioned | in_history)
 
@@ -66,7 +69,7 @@ def current_sql(puts: str, at: str) -> str:
 
 def history(puts: Column) -> Column:
     """``key_puts`` of a versioned table with a ``forget`` flag on each put: a fold over the puts that keeps
-    the current versions (ts -> value) and flags the tombstones that forget the key (§3a)."""
+    the current versions (ts -> value) and flags the tombstones that forget the key (spec VS-7)."""
     empty_points = F.expr("map_from_arrays(cast(array() AS array<bigint>), cast(array() AS array<string>))")
 
     def forgets(acc: Column, put: Column) -> Column:
@@ -105,7 +108,7 @@ def _alive(versions: str, at: str) -> str:
 
 
 def versioned_get_sql(versions: str, at: str, as_of: str, observed: str) -> str:
-    """SQL: ``get(key, asOf)`` at input index ``at`` (§2, §3a): the version valid at ``as_of``; if
+    """SQL: ``get(key, asOf)`` at input index ``at`` (spec ST-6, VS-9): the version valid at ``as_of``; if
     ``as_of`` is older than ``observed - history_ms`` only the latest version counts, if its ts <= ``as_of``.
     A tombstone version reads as null."""
     alive = _alive(versions, at)
@@ -118,14 +121,14 @@ def versioned_get_sql(versions: str, at: str, as_of: str, observed: str) -> str:
 
 def is_latest_sql(versions: str, at: str, ts: str) -> str:
     """SQL: the put at index ``at`` with timestamp ``ts`` lands at or after every version recorded so far
-    (§3a ``isLatest``)."""
+    (spec VS-5)."""
     return f"NOT exists({_alive(versions, at)}, a -> a.ts > {ts})"
 
 
 def with_latest_flag(rec: DataFrame) -> DataFrame:
     """Add ``latest``: the update is applied as its table's latest value, so a table-table or FK join
     processes it: any non-null-key update of an unversioned table; for a versioned one, an accepted put with
-    ``isLatest`` (§3, §3a, §4)."""
+    ``isLatest`` (spec TT-10, VS-5, FK-11)."""
     for side in ("left", "right"):
         versioned = F.col(f"{side}_versioned") & F.col("has_versioned_stores")
         rec = rec.withColumns({f"versioned_{side}": versioned, f"observed_{side}": store_time_before(side)})

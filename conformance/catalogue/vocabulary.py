@@ -46,13 +46,14 @@ Feature = Literal[
     "left-delete",
     "right-update",
     "duplicate-results",
+    "fk-hash-check",
 ]
 FEATURES: Mapping[Feature, str] = MappingProxyType(
     {
         "null-values": "null-valued stream records or table tombstones in the input",
-        "null-value-joins": "0.10.0/0.10.1 join null stream values: joiner(null, other) (SEMANTICS 1.4, 2)",
+        "null-value-joins": "0.10.0/0.10.1 join null stream values: joiner(null, other) (spec SS-11, ST-4)",
         "null-keys": "records with a null key (dropped, or forwarded by KIP-962 left/outer joins in 3.7+)",
-        "one-sided-left-join": "0.10.x left stream-stream join: only left records probe (SEMANTICS 1.5)",
+        "one-sided-left-join": "0.10.x left stream-stream join: only left records probe (spec SS-12)",
         "spurious-results": "eager left/outer non-joined results (KIP-77 era or the legacy JoinWindows API)",
         "spurious-free": "deferred left/outer non-joined results, emitted when window + grace close (3.1+)",
         "grace-period": "an explicit grace period (JoinWindows or KIP-923 stream-table grace)",
@@ -72,6 +73,7 @@ FEATURES: Mapping[Feature, str] = MappingProxyType(
         "left-delete": "a left-side delete in a table or foreign-key join",
         "right-update": "right-side updates fanning out to subscribed left rows (foreign-key join)",
         "duplicate-results": "Kafka emits the same result or tombstone twice (e.g. KAFKA-16394)",
+        "fk-hash-check": "a foreign-key response is dropped when the left row changed since (KIP-213 hash)",
     }
 )
 """The closed feature vocabulary: a scenario's ``features`` must come from here."""

@@ -46,6 +46,7 @@ Feature = Literal[
     "left-delete",
     "right-update",
     "duplicate-results",
+    "fk-hash-check",
 ]
 FEATURES: Mapping[Feature, str] = MappingProxyType(
     {
@@ -72,6 +73,7 @@ FEATURES: Mapping[Feature, str] = MappingProxyType(
         "left-delete": "a left-side delete in a table or foreign-key join",
         "right-update": "right-side updates fanning out to subscribed left rows (foreign-key join)",
         "duplicate-results": "Kafka emits the same result or tombstone twice (e.g. KAFKA-16394)",
+        "fk-hash-check": "a foreign-key response is dropped when the left row changed since (KIP-213 hash)",
     }
 )
 """The closed feature vocabulary: a scenario's ``features`` must come from here."""

@@ -137,7 +137,9 @@ def bench_kafka(session: nox.Session) -> None:
 @nox.session
 def verify_kafka(session: nox.Session) -> None:
     """``kjoin verify`` for every Kafka Streams line from 2.4 to the newest (newest patch of each); writes the
-    version x join kind table to docs/kafka-matrix.md (needs Java and Maven; arguments go to the script)."""
+    version x join kind table to docs/kafka-matrix.md; then every output the TOML scenarios state for a
+    version is checked on that real release (needs Java and Maven; arguments go to the matrix script)."""
     _ensure_installed(session)
     args = session.posargs or ["--write", str(ROOT / "docs" / "kafka-matrix.md")]
     session.run(sys.executable, str(ROOT / "tools" / "verify_matrix.py"), *args, external=True)
+    session.run(sys.executable, str(ROOT / "tools" / "check_stated_on_kafka.py"), external=True)

@@ -2,12 +2,14 @@
 
     kjoin verify --kafka V [--examples N] [--seed S] [--join KIND ...] [--profile ci|deep] [--shrink N]
                  [--save DIR]
+    kjoin verify --kafka V --scenarios PATH [PATH ...]   # your own scenarios instead of generated ones
 
 Scenarios of every join kind are drawn from the project's strategies (both store kinds, versioned tables,
 stream-table grace), run through real Kafka Streams V (``kjoin kafka``) and through the oracle as V, and
 compared (same outputs, same order). Disagreements are shrunk (one driver call per round) and printed;
 ``--save DIR`` writes each as a golden trace with its provenance (release, kafka-streams jar checksum, driver
-sources digest, seed). No Spark. Exit codes: 0 the oracle agrees everywhere, 1 it disagrees somewhere,
+sources digest, seed). ``--scenarios`` runs the given files (your own data, in either scenario format) as
+V instead. No Spark. Exit codes: 0 the oracle agrees everywhere, 1 it disagrees somewhere,
 2 usage errors (Java or Maven missing, an unknown release).
 """
 
@@ -21,11 +23,12 @@ from typing import Any
 import hypothesis
 from tabulate import tabulate
 
+from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, positive
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
 from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.kafka.driver import DriverError, release_of
-from kjoin.conformance.kafka.verify import VerifyReport, save_golden, verify
+from kjoin.conformance.kafka.verify import VerifyReport, save_golden, verify, verify_cases
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JOIN_KINDS
 
@@ -61,6 +64,13 @@ def add_command(commands: Any) -> None:
     command.add_argument(
         "--save", type=Path, metavar="DIR", help="write each shrunk disagreement as a golden trace"
     )
+    command.add_argument(
+        "--scenarios",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="run these scenario files or folders (as V) instead of generated scenarios",
+    )
     command.set_defaults(handler=_verify)
 
 
@@ -71,15 +81,30 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
     except UnknownVersionError as error:
         raise UsageError(f"verify: --kafka: {error}") from error
     try:
-        report = verify(
-            release,
-            profile=profile_named(args.profile),
-            seed=args.seed,
-            examples=args.examples,
-            joins=args.join,
-            shrink_failures=args.shrink,
-            progress=lambda text: _say(streams, text),
-        )
+        if args.scenarios:
+            loaded = load_cases(args.scenarios, kafka=release)
+            if loaded.errors:
+                raise UsageError(f"verify: {loaded.errors[0]}")
+            cases = [c for c in loaded.cases if args.join is None or c.join in args.join]
+            if not cases:
+                raise UsageError("verify: --scenarios: no scenario to run")
+            report = verify_cases(
+                release,
+                cases,
+                profile=profile_named(args.profile),
+                shrink_failures=args.shrink,
+                progress=lambda text: _say(streams, text),
+            )
+        else:
+            report = verify(
+                release,
+                profile=profile_named(args.profile),
+                seed=args.seed,
+                examples=args.examples,
+                joins=args.join,
+                shrink_failures=args.shrink,
+                progress=lambda text: _say(streams, text),
+            )
     except DriverError as error:
         raise UsageError(f"verify: {error}") from error
     streams.stdout.write(render_report(report))
@@ -95,8 +120,12 @@ def render_report(report: VerifyReport) -> str:
     lines = [
         f"Kafka Streams {report.release} (kafka-streams jar sha256 {info.kafka_streams_sha256[:16]}..., "
         f"driver {info.driver_sources_sha256[:12]}) vs the oracle as {report.release} (era "
-        f"{behaviour_for(report.release).era}): profile {report.profile.name}, seed {report.seed}, "
-        f"hypothesis {hypothesis.__version__}",
+        f"{behaviour_for(report.release).era}): "
+        + (
+            f"profile {report.profile.name}, seed {report.seed}, hypothesis {hypothesis.__version__}"
+            if report.seed is not None
+            else "given scenarios"
+        ),
     ]
     counts: dict[tuple[str, str], Counter[str]] = {}
     for outcome in report.outcomes:

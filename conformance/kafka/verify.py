@@ -30,7 +30,7 @@ from kjoin.conformance.kafka.driver import DriverInfo, KafkaDriver, driver_info,
 from kjoin.conformance.protocol import Claim
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS, JoinKind
 
-__all__ = ["VerifyReport", "golden_line", "save_golden", "verify"]
+__all__ = ["VerifyReport", "golden_line", "save_golden", "verify", "verify_cases"]
 
 EVERYTHING = Claim(
     joins=frozenset(JOIN_KINDS), variants=frozenset(VARIANTS), kafka=("3.9",),
@@ -41,11 +41,12 @@ EVERYTHING = Claim(
 
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
-    """One verification run: what was drawn, each case's outcome (Kafka as the truth, the oracle as the
-    candidate), the shrunk disagreements, and the driver's provenance and timing."""
+    """One verification run: what was drawn (nothing, and no seed, for given scenarios), each case's outcome
+    (Kafka as the truth, the oracle as the candidate), the shrunk disagreements, and the driver's provenance
+    and timing."""
 
     release: str
-    seed: int
+    seed: int | None
     profile: FuzzProfile
     info: DriverInfo
     generated: tuple[Generated, ...]
@@ -157,6 +158,48 @@ def verify(
     )
 
 
+def verify_cases(
+    version: str,
+    cases: Sequence[Case],
+    *,
+    profile: FuzzProfile,
+    shrink_failures: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> VerifyReport:
+    """Given scenarios (a user's own, or catalogue files), each run as Kafka Streams ``version`` through the
+    real release and through the oracle; disagreements shrunk as in ``verify``. Cases must already be run as
+    that version (``load_cases(paths, kafka=version)``); ``intended`` cases are left out (real Kafka has no
+    such mode)."""
+    started = time.perf_counter()
+    release = release_of(version)
+    info = driver_info(release)
+    chosen = [case for case in cases if not case.intended]
+    calls: list[int] = []
+    timings: list[dict[str, Any]] = []
+    evaluate = evaluator(release, calls, timings)
+    if progress is not None:
+        progress(f"{len(chosen)} scenarios through Kafka Streams {release} and the oracle")
+    checked = evaluate(chosen) if chosen else {}
+    outcomes = tuple(checked[case.id] for case in chosen)
+    failing = [outcome for outcome in outcomes if outcome.status == "fail"]
+    limit = profile.shrink_failures if shrink_failures is None else shrink_failures
+    if failing and progress is not None:
+        progress(f"{len(failing)} disagreements; shrinking {min(limit, len(failing))}")
+    shrunk = shrink(failing[:limit], evaluate, rounds=profile.shrink_rounds, limit=profile.round_reductions)
+    return VerifyReport(
+        release,
+        None,
+        profile,
+        info,
+        (),
+        outcomes,
+        tuple(shrunk),
+        sum(calls),
+        time.perf_counter() - started,
+        timings[0] if timings else None,
+    )
+
+
 def golden_line(outcome: CaseOutcome, report: VerifyReport, strategy: str) -> dict[str, Any]:
     """A golden trace from a (shrunk) verified case: the scenario, real Kafka's outputs, and provenance."""
     case = outcome.case
@@ -179,7 +222,8 @@ def save_golden(directory: Path, report: VerifyReport) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for item in report.shrunk:
-        line = golden_line(item.minimal, report, strategies[item.minimal.case.join])
+        strategy = strategies.get(item.minimal.case.join, f"given scenario {item.original.case.source}")
+        line = golden_line(item.minimal, report, strategy)
         path = directory / f"{line['id']}@{report.release}.jsonl"
         path.write_text(json.dumps(line, separators=(",", ":")) + "\n", encoding="utf-8")
         paths.append(path)

@@ -1,0 +1,84 @@
+"""Every output the catalogue's TOML files state for a Kafka version, checked on that real release.
+
+    python tools/check_stated_on_kafka.py [PATH ...]      # default: scenarios/
+
+Seed tables and edge cases state outputs per Kafka version (``[[expected]] kafka = "3.5"``). Each stated
+version with a TopologyTestDriver (2.4 and later) runs its cases through the project's Kafka driver of a
+release of that line (``"3.9"`` means 3.9.0, the oracle's 3.9; a line otherwise its newest patch) and the
+outputs must be exactly the stated ones. Prints every difference; exits 1 if there is one. The oracle is not
+involved: this checks the files against Kafka (``kjoin check`` checks the oracle against the files).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.catalogue.portable import case_json
+from kjoin.conformance.kafka.driver import NEWEST_PATCHES, KafkaDriver
+from kjoin.scenarios import CATALOGUE_ROOT
+
+EXACT = {"3.9": "3.9.0"}
+"""Stated versions whose meaning in the oracle is not the line's newest patch."""
+
+
+def release_for(stated: str) -> str | None:
+    """The release that a stated version is checked on, or ``None`` before TopologyTestDriver ran joins."""
+    if tuple(int(part) for part in stated.split(".")[:2]) < (2, 4):
+        return None
+    if stated in EXACT:
+        return EXACT[stated]
+    return stated if stated.count(".") == 2 else NEWEST_PATCHES.get(stated)
+
+
+def _stated(case: Case) -> list[dict[str, object]]:
+    assert case.expected is not None
+    return [
+        {
+            "key": o.key,
+            "value": None if o.value is None else list(o.value),
+            "ts": o.ts if case.expected.timestamps else None,
+        }
+        for o in case.expected.outputs
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    paths = [Path(p) for p in (argv if argv is not None else sys.argv[1:])] or [CATALOGUE_ROOT]
+    files = sorted(f for p in paths for f in ([p] if p.is_file() else p.rglob("*.toml")))
+    by_release: dict[str, list[Case]] = defaultdict(list)
+    skipped = 0
+    for case in load_cases(files).cases:
+        if case.intended or case.expected is None:
+            continue
+        release = release_for(case.kafka)
+        if release is None:
+            skipped += 1
+        else:
+            by_release[release].append(case)
+    checked = differ = 0
+    for release, cases in sorted(by_release.items()):
+        lines = [json.dumps(dict(case_json(case), id=case.id, kafka=release)) for case in cases]
+        with KafkaDriver(release) as driver:
+            answers = list(driver.answers(lines))
+        for case, answer in zip(cases, answers, strict=True):
+            checked += 1
+            kafka = answer.get("outputs", answer.get("error"))
+            if isinstance(kafka, list) and not case.expected.timestamps:  # type: ignore[union-attr]
+                kafka = [dict(o, ts=None) for o in kafka]
+            if kafka != _stated(case):
+                differ += 1
+                print(f"{case.id} ({case.source}) on Kafka {release}:")
+                print(f"  Kafka  {kafka}\n  stated {_stated(case)}")
+        print(f"Kafka {release}: {len(cases)} stated cases", file=sys.stderr)
+    print(
+        f"{checked} stated cases checked on real Kafka, {differ} differ; {skipped} before 2.4 not checkable"
+    )
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -218,9 +218,42 @@ def _why_stream_stream(
             f"Kafka emits {shown} once stream time passes {own} + {bound} + "
             f"{window.grace} = {close}: stream time is now {stream_time}."
         )
+    if held and stream_time > close:
+        return _why_still_held(case, behaviour, first, outer, shown, close)
     if held:
         return (
             f"Kafka still holds {shown}: it closes when stream time passes {close}; "
             f"stream time is {stream_time}."
         )
     return f"Kafka does not emit {shown} here: the record joined within its window, or was emitted earlier."
+
+
+def _why_still_held(
+    case: Case, behaviour: Behaviour, first: Divergence, outer: Mapping[str, Any], shown: str, close: int
+) -> str:
+    """A held record whose window has closed, not emitted yet: which rule of the emission pass keeps it."""
+    window = case.spec.window
+    assert window is not None
+    grace = window.grace or 0
+    record = case.records[first.at or 0]
+    stream_time, min_time = outer["stream_time"], outer["min_time"]
+    head = f"Kafka still holds {shown} although its window closed at {close} (stream time {stream_time}): "
+    if record.value is None or record.key is None or record.ts < stream_time:
+        return head + (
+            f"input #{first.at} ({record.side} {record.key}@{record.ts}) runs no emission pass, only an "
+            "in-order record with a key and a value does (spec SS-18)."
+        )
+    if behaviour.outer_join_min_time_is_last_visited:
+        join_after = window.after if record.side == "left" else window.before
+        gate = None if min_time is None else min_time + join_after + grace
+        if gate is not None and gate >= stream_time:
+            return head + (
+                f"no emission pass runs, because minTime {min_time} (3.8+ as released: the ts of the last "
+                f"record the previous pass read) + {join_after} + {grace} = {gate} is not below stream time "
+                f"{stream_time} (spec SS-24)."
+            )
+        return head + "the pass stops once it has read an open record of each side (spec SS-24)."
+    return head + (
+        "the 3.1-3.7 pass closes records by the triggering side's bound and stops at the first record still "
+        "open in store order (spec SS-23)."
+    )

@@ -89,17 +89,21 @@ class _OuterStore:
         self.min_time = _LONG_MAX
         open_sides: set[int] = set()
         emitted: list[tuple[EntryKey, str, str | None]] = []
+        stopped = False
         for entry in sorted(self.entries):
             for key, value in self.entries[entry]:
-                if len(open_sides) == 2:
-                    break
+                # Kafka reads the next entry and sets minTime to its ts before it tests whether both sides
+                # are open: the walk stops one entry after the second open one, and minTime is that ts
                 self.min_time = entry[0]
+                if len(open_sides) == 2:
+                    stopped = True
+                    break
                 look_back = self.after if entry[1] == _LEFT else self.before
                 if entry[0] + look_back + self.grace >= stream_time:
                     open_sides.add(entry[1])
                     continue
                 emitted.append((entry, key, value))
-            if len(open_sides) == 2:
+            if stopped:
                 break
         for entry in {entry for entry, _, _ in emitted}:
             self.delete(entry)

@@ -1,0 +1,40 @@
+"""The first divergence explained from Kafka's state: the sentence says which rule decides the output."""
+
+from __future__ import annotations
+
+import json
+
+from kjoin.conformance.catalogue import load_cases
+from kjoin.conformance.checker import Divergence
+from kjoin.conformance.harness.explain import explain
+from kjoin.oracle.records import Output
+from kjoin.scenarios import CATALOGUE_ROOT
+
+REGRESSION = CATALOGUE_ROOT / "regressions" / "regression-spark-reference-ss-outer-100011.jsonl"
+
+
+def test_a_closed_record_kept_by_the_stale_min_time_is_explained_by_the_gate() -> None:
+    [case] = load_cases([REGRESSION]).cases
+    extra = Output("k2", (None, "R2"), 11, 15)
+    first = Divergence("unexpected-output", None, extra, 15, "")
+    found = explain(case, first)
+    assert found is not None
+    assert found["why"] == (
+        "Kafka still holds k2: null - R2 @11 although its window closed at 21 (stream time 23): no emission "
+        "pass runs, because minTime 17 (3.8+ as released: the ts of the last record the previous pass read) "
+        "+ 1 + 7 = 25 is not below stream time 23 (spec SS-24)."
+    )
+    held = next(t for t in found["after"] if t["title"].startswith("held non-joined records"))
+    assert ["right", "k2", "R2", 11] in held["rows"]
+    json.dumps(found, default=str)  # plain data, for the results document
+
+
+def test_a_record_still_inside_its_window_is_explained_by_its_closing_time() -> None:
+    [case] = load_cases([REGRESSION]).cases
+    first = Divergence("unexpected-output", None, Output("k3", ("L10", None), 23, 15), 15, "")
+    found = explain(case, first)
+    assert found is not None
+    assert (
+        found["why"]
+        == "Kafka still holds k3: L10 - null @23: it closes when stream time passes 31; stream time is 23."
+    )

@@ -41,10 +41,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="kjoin-shots-"))
-    cases = load_cases([CATALOGUE_ROOT / "stream_stream", CATALOGUE_ROOT / "foreign_key"], kafka="3.9").cases
+    seeds = [
+        *(CATALOGUE_ROOT / "stream_stream").glob("docs-*.toml"),
+        *(CATALOGUE_ROOT / "stream_stream").glob("kip77-*.toml"),
+    ]
+    fk_seeds = [
+        *(CATALOGUE_ROOT / "foreign_key").glob("docs-*.toml"),
+        *(CATALOGUE_ROOT / "foreign_key").glob("kip213-*.toml"),
+    ]
+    cases = load_cases(sorted(seeds) + sorted(fk_seeds), kafka="3.9").cases
     answer = answered_by_version("3.0")
     write_report(document_of(outcome_of(case, answer(case)) for case in cases), work / "report")
-    grace = load_cases([CATALOGUE_ROOT / "stream_stream"], kafka="3.0").cases
+    grace = load_cases(sorted(seeds), kafka="3.0").cases
     write_version_diff(version_diff(grace, "3.0", "3.1"), work / "diff")
     args.out.mkdir(parents=True, exist_ok=True)
     with headless_chromium(work) as browser:

@@ -143,17 +143,50 @@ def _with_matches(rec: DataFrame) -> DataFrame:
 
     A stored record ``e`` matches probe ``p`` iff same key, other side, earlier index, ``left.ts - before <=
     right.ts <= left.ts + after`` and ``e`` is still returned by its store's fetch (spec SS-2, SS-7).
+
+    A range join without a cross product per key: time is cut into buckets one window wide
+    (``before + after + 1``), so the partners of a probe lie in at most two buckets, and the probe meets only
+    the stored records of those buckets (an equi-join on scenario, key and bucket) before the exact
+    predicate. Cost grows with the records and their actual partners, not with the square of a key's
+    records.
     """
-    earlier = (
-        Window.partitionBy("scenario_id", "key").orderBy("idx").rowsBetween(Window.unboundedPreceding, -1)
+    width = F.col("before") + F.col("after") + F.lit(1)
+    probes = rec.filter("probes")
+    # the partner window of a probe: [ts - before, ts + after] for a left record, mirrored for a right one
+    low = F.when(side_is("left"), F.col("ts") - F.col("before")).otherwise(F.col("ts") - F.col("after"))
+    high = F.when(side_is("left"), F.col("ts") + F.col("after")).otherwise(F.col("ts") + F.col("before"))
+    wanted = probes.filter(F.col("key").isNotNull()).select(
+        "scenario_id",
+        "idx",
+        "key",
+        "side",
+        "ts",
+        "before",
+        "after",
+        "memory",
+        "retention",
+        "obs_left",
+        "obs_right",
+        "rocksdb_window_expiry_is_exact",
+        "rocksdb_segments_expire_by_retention",
+        F.explode(F.sequence(F.floor(low / width), F.floor(high / width))).alias("bucket"),
     )
-    # struct field order (ts, idx, ...) makes sort_array give the fetch order
-    stored = F.when(F.col("stored"), F.struct("ts", "idx", "side", "value"))
-    return (
-        rec.withColumn("earlier", F.collect_list(stored).over(earlier))
-        .filter("probes")
-        .withColumn("matches", F.sort_array(F.expr(f"filter(earlier, e -> {_joins('e')})")))
-        .drop("earlier")
+    stored = rec.filter("stored").select(
+        "scenario_id",
+        "key",
+        F.floor(F.col("ts") / width).alias("bucket"),
+        F.struct("ts", "idx", "side", "value").alias("e"),
+    )
+    found = (
+        wanted.join(stored, ["scenario_id", "key", "bucket"])
+        .filter(F.expr(f"e.idx < idx AND {_joins('e')}"))
+        .groupBy("scenario_id", "idx")
+        # struct field order (ts, idx, ...) makes sort_array give the fetch order
+        .agg(F.sort_array(F.collect_list("e")).alias("matches"))
+    )
+    empty = F.array().cast("array<struct<ts:bigint,idx:bigint,side:string,value:string>>")
+    return probes.join(found, ["scenario_id", "idx"], "left").withColumn(
+        "matches", F.coalesce(F.col("matches"), empty)
     )
 
 

@@ -143,3 +143,13 @@ def verify_kafka(session: nox.Session) -> None:
     args = session.posargs or ["--write", str(ROOT / "docs" / "kafka-matrix.md")]
     session.run(sys.executable, str(ROOT / "tools" / "verify_matrix.py"), *args, external=True)
     session.run(sys.executable, str(ROOT / "tools" / "check_stated_on_kafka.py"), external=True)
+
+
+@nox.session
+def bench_scale(session: nox.Session) -> None:
+    """``kjoin scale`` at 1M to 10M records, 1,000 and 100,000 keys, 8 partitions (stream-stream left with
+    grace, table-table outer): time per step, records per second, cost per record, peak memory; draws
+    docs/images/scale.svg (arguments go to the script, e.g. --sizes 1000000 2000000)."""
+    _ensure_installed(session)
+    args = session.posargs or ["--chart", str(ROOT / "docs" / "images" / "scale.svg")]
+    session.run(sys.executable, "-m", "benchmarks.scale", *args, external=True)

@@ -11,6 +11,7 @@ from kjoin.reports.write import (
     write_comparison,
     write_pages,
     write_report,
+    write_scale_report,
     write_version_diff,
 )
 
@@ -20,5 +21,6 @@ __all__ = [
     "write_comparison",
     "write_pages",
     "write_report",
+    "write_scale_report",
     "write_version_diff",
 ]

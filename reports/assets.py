@@ -86,6 +86,7 @@ svg .emit {{ stroke: #8c959f; stroke-width: .8; stroke-dasharray: 2 2; fill: non
 svg .stream-time {{ stroke: #bf8700; stroke-width: 1.5; fill: none; }}
 svg .version {{ fill: #ddf4ff; stroke: #0969da; stroke-width: .5; }}
 svg .tombstone {{ fill: #57606a; }}
+svg .bar {{ fill: #8c959f; }}
 """
 
 FILTER_SCRIPT = """

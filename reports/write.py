@@ -16,6 +16,7 @@ from typing import Any
 from kjoin.reports.compare_page import render_compare_page
 from kjoin.reports.html import text
 from kjoin.reports.index_page import render_index_page
+from kjoin.reports.scale_page import render_scale_page
 from kjoin.reports.scenario_page import render_scenario_page, scenario_file
 from kjoin.reports.version_diff_page import diff_page_file, render_diff_index, render_diff_scenario_page
 
@@ -26,6 +27,7 @@ __all__ = [
     "write_comparison",
     "write_pages",
     "write_report",
+    "write_scale_report",
     "write_version_diff",
 ]
 
@@ -106,3 +108,8 @@ def write_version_diff(diff: Mapping[str, Any], out_dir: Path, *, progress: Prog
             diff, entry, banner=banner
         )
     return write_pages(pages, out_dir, progress=progress)
+
+
+def write_scale_report(document: Mapping[str, Any], out_dir: Path) -> Path:
+    """Write the page of a ``kjoin-scale`` document as ``index.html`` in ``out_dir``; returns its path."""
+    return write_pages({"index.html": render_scale_page(document, banner=banner_of(document))}, out_dir)

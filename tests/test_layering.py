@@ -180,6 +180,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
                                        "kjoin.conformance.strategies", "kjoin.conformance.differential"),
     "kjoin.conformance.kafka": (*_BELOW_HARNESS, "kjoin.conformance.harness",
                                 "kjoin.conformance.differential", "kjoin.conformance.kafka"),
+    "kjoin.conformance.scale": (*_BELOW_HARNESS, "kjoin.conformance.harness", "kjoin.conformance.scale"),
     "kjoin.conformance.cli": ("kjoin.",),
     "kjoin.conformance.plugin": ("kjoin.conformance.harness", "kjoin.conformance.hooks", "kjoin.reports"),
     "kjoin.conformance.hooks": (),

@@ -24,7 +24,18 @@ from kjoin.conformance.cli.common import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, P
 
 __all__ = ["main"]
 
-_COMMANDS = ("oracle", "check", "run", "report", "compare", "diff_versions", "fuzz", "kafka", "verify")
+_COMMANDS = (
+    "oracle",
+    "check",
+    "run",
+    "scale",
+    "report",
+    "compare",
+    "diff_versions",
+    "fuzz",
+    "kafka",
+    "verify",
+)
 """The subcommand modules, in the order ``kjoin --help`` lists them."""
 
 

@@ -1,0 +1,80 @@
+"""``kjoin scale`` and ``kjoin replay`` on a real Spark standalone cluster (a master and a worker on
+loopback, started from the installed PySpark for this module and stopped after it), at about 200,000
+records: the commands run as separate driver processes, as a user runs them against any cluster."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from support.cluster import standalone_cluster
+
+pytestmark = pytest.mark.xdist_group("spark")
+
+KJOIN = [sys.executable, "-m", "kjoin.conformance"]
+JOIN = [
+    "--join",
+    "stream-stream",
+    "--variant",
+    "left",
+    "--before",
+    "100",
+    "--grace",
+    "50",
+    "--stores",
+    "memory",
+]
+TIMEOUT_S = 1200
+"""A generous bound for a loaded 2-core machine (the check itself takes about two minutes there)."""
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with standalone_cluster(tmp_path_factory.mktemp("cluster")) as url:
+        yield url
+
+
+def _kjoin(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*KJOIN, *argv], capture_output=True, text=True, timeout=TIMEOUT_S)
+
+
+def test_scale_and_replay_on_a_standalone_cluster(cluster: str, tmp_path: Path) -> None:
+    size = ("--records", "200000", "--keys", "1000", "--partitions", "8")
+    scaled = _kjoin(
+        "scale", "--candidate", "spark-reference", *size, *JOIN, "--spark-master", cluster,
+        "--results", str(tmp_path / "scale.json"),
+    )  # fmt: skip
+    assert scaled.returncode == 0, scaled.stdout + scaled.stderr[-3000:]
+    document = json.loads((tmp_path / "scale.json").read_text())
+    assert document["run"]["spark_master"] == cluster
+    assert document["status"] == "pass" and document["summary"]["records"] == 200_000
+    assert document["summary"]["tasks"] == 8
+    # the same data as a snapshot of two topics, written by a job on the cluster, then replayed there
+    snapshot = tmp_path / "snapshot.parquet"
+    writer = (
+        "import sys\n"
+        "from pyspark.sql import functions as F\n"
+        "from kjoin.conformance.harness.spark_session import start_session\n"
+        "from kjoin.conformance.scale.data import Generated, generate\n"
+        "spark = start_session(sys.argv[1])\n"
+        "r = generate(spark, Generated(records=200000, keys=1000, partitions=8))\n"
+        "r.select(F.col('key').cast('binary').alias('key'), F.col('value').cast('binary').alias('value'),\n"
+        "    F.when(F.col('side') == 'left', 'orders').otherwise('payments').alias('topic'), 'partition',\n"
+        "    'offset', F.expr('timestamp_millis(ts)').alias('timestamp')).write.parquet(sys.argv[2])\n"
+    )
+    command = [sys.executable, "-c", writer, cluster, str(snapshot)]
+    written = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert written.returncode == 0, written.stderr[-3000:]
+    replayed = _kjoin(
+        "replay", "--candidate", "spark-reference", "--input", str(snapshot), "--left-topic", "orders",
+        "--right-topic", "payments", *JOIN, "--spark-master", cluster, "--report", str(tmp_path / "report"),
+    )  # fmt: skip
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr[-3000:]
+    replay = json.loads((tmp_path / "report" / "results.json").read_text())
+    assert replay["summary"] == {**document["summary"]}  # the same records, the same tasks, the same outputs
+    assert (tmp_path / "report" / "index.html").is_file()

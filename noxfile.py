@@ -153,3 +153,13 @@ def bench_scale(session: nox.Session) -> None:
     _ensure_installed(session)
     args = session.posargs or ["--chart", str(ROOT / "docs" / "images" / "scale.svg")]
     session.run(sys.executable, "-m", "benchmarks.scale", *args, external=True)
+
+
+@nox.session
+def mutation(session: nox.Session) -> None:
+    """Mutation testing of spark-reference (tools/mutation.py): every mutant of the project's operators
+    against the catalogue, survivors fuzzed; the score per module and every survivor (arguments go to the
+    script, e.g. --modules stream_stream --sample 40)."""
+    _ensure_installed(session)
+    args = session.posargs or ["--fuzz", "--markdown", str(ROOT / "docs" / "mutation-report.md")]
+    session.run(sys.executable, str(ROOT / "tools" / "mutation.py"), *args, external=True)

@@ -33,6 +33,7 @@ from kjoin.oracle.records import (
 
 __all__ = [
     "JOIN_VARIANTS",
+    "emission_pass_scenarios",
     "histories",
     "join_histories",
     "join_scenarios",
@@ -233,6 +234,9 @@ _RARELY = st.integers(min_value=0, max_value=4).map(lambda n: n == 4)
 """Whether a record gets a null value (or a null key): true for 1 of the 5 values; shrinks towards
 0 = ``False`` (a value)."""
 
+_ONE_IN_THREE = st.integers(min_value=0, max_value=2).map(lambda n: n == 2)
+"""True for 1 of the 3 values; shrinks towards 0 = ``False``."""
+
 _WINDOW_APIS = ("time-difference", "legacy-of", "legacy-of-grace")
 
 
@@ -384,6 +388,47 @@ def _fold(join: JoinKind, steps: Sequence[_Step]) -> tuple[Record, ...]:
     return tuple(history)
 
 
+def emission_pass_scenarios(
+    *, stores: Sequence[StoreKind] = STORE_KINDS, min_size: int = 16, max_size: int = 24, max_keys: int = 4
+) -> st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]]:
+    """Stream-stream outer joins shaped for the deferred emission passes of the spurious-free joins
+    (3.1+, spec SS-16 to SS-20): an ``ofTimeDifferenceAndGrace`` window at most 2 ms wide on each side with a
+    grace of 1 to 15 ms, and ``min_size`` to ``max_size`` records over ``max_keys`` keys (null keys and
+    values included) whose stream time advances in small steps (at most 3 ms ahead, 2 back, jumps of 5).
+
+    So both sides hold several unjoined records at once, passes run and stop among them, and out-of-order
+    and null records land between passes: where 3.8+'s ``minTime`` decides which pass emits what. The
+    general strategy's jumps close every window at once and almost never get there (a reference that left
+    ``minTime`` one record early passed 2,000 of its stream-stream scenarios; about one in twelve of these
+    tells them apart).
+
+    Shrinks towards shorter histories and the zero-width window with grace 1.
+    """
+    _check_interval("min_size", min_size, "max_size", max_size)
+    _check_positive("max_keys", max_keys)
+    _check_choices("stores", stores, STORE_KINDS)
+    narrow = st.integers(min_value=0, max_value=2)
+    window = st.builds(Window, before=narrow, after=narrow, grace=st.integers(min_value=1, max_value=15))
+    history = join_histories(
+        "stream-stream",
+        min_size=min_size,
+        max_size=max_size,
+        max_keys=max_keys,
+        null_keys=True,
+        max_step=3,
+        max_back=2,
+        max_jump=5,
+    )
+    spec = st.builds(
+        JoinSpec,
+        join=st.just("stream-stream"),
+        variant=st.just("outer"),
+        window=window,
+        stores=st.sampled_from(list(stores)),
+    )
+    return st.tuples(spec, history)
+
+
 def join_scenarios(
     join: JoinKind,
     behaviour: Behaviour,
@@ -411,6 +456,9 @@ def join_scenarios(
     Histories come from ``join_histories`` (``min_size`` to ``max_size`` records over ``max_keys`` keys per
     side); time jumps, forward and back, reach one past the widest window plus grace, so windows close,
     records expire and late records land anywhere before the stream time.
+
+    Stream-stream outer joins with grace come, one draw in three, from ``emission_pass_scenarios``
+    (longer histories in slow stream time, where the deferred emission passes decide the output).
 
     Shrinks towards the first offered variant, a zero-width window and unversioned tables, with the
     history shrinking as in ``join_histories``.
@@ -446,9 +494,16 @@ def join_scenarios(
     versioning_strategy = versionings(versioned_sides, max_history=max_history)
     draws_versioning = join != "stream-stream" and versioned and behaviour.has_versioned_stores
     draws_grace = join == "stream-table" and stream_table_grace and behaviour.has_stream_table_grace
+    passes = (
+        emission_pass_scenarios(stores=kinds or list(stores))
+        if join == "stream-stream" and "outer" in offered and behaviour.join_windows_have_grace
+        else None
+    )
 
     @st.composite
     def _scenario(draw: st.DrawFn) -> tuple[JoinSpec, tuple[Record, ...]]:
+        if passes is not None and draw(_ONE_IN_THREE):
+            return draw(passes)
         variant = draw(st.sampled_from(offered))
         window: Window | None = None
         versioning: Versioning | None = None

@@ -10,8 +10,8 @@ would write. Used by the ``spark-native`` candidate.
   table that another job keeps updating between micro-batches); inner or left outer, output ts = the
   stream record's.
 
-Both queries are fed one processing step per micro-batch (``native_feed``) and serve all scenarios at
-once: the scenario id is part of the join key.
+Both queries are fed one processing step per micro-batch (``kjoin.conformance.streaming.feed``) and
+serve all scenarios at once: the scenario id is part of the join key.
 
 Why the watermark delay is huge and a flush follows the input: Spark's watermark is one value per query
 (Kafka's stream time is per partition), so the scenarios that share the query would push each other's
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, Window
 from pyspark.sql import functions as F
 
-from kjoin.conformance.candidates.native_feed import stepped_stream
+from kjoin.conformance.streaming.feed import stepped_stream
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

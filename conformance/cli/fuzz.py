@@ -47,7 +47,9 @@ def add_command(commands: Any) -> None:
         help="module:attr or a registered name (kjoin.candidates)",
     )
     command.add_argument(
-        "--kafka", metavar="V", help="run as this Kafka version (default: the newest one claimed)"
+        "--kafka",
+        metavar="V",
+        help="run as this Kafka version only (default: the newest claimed, then the other claimed ones)",
     )
     command.add_argument(
         "--examples", type=int, metavar="N", help="scenarios per join kind (default: the profile's)"
@@ -128,7 +130,7 @@ def _reproduce(args: argparse.Namespace, report: FuzzReport) -> str:
     parts = [
         "kjoin fuzz",
         f"--candidate {args.candidate}",
-        f"--kafka {report.kafka}",
+        *([f"--kafka {args.kafka}"] if args.kafka else []),
         f"--seed {report.seed}",
         f"--profile {report.profile.name}",
     ]
@@ -140,6 +142,18 @@ def _reproduce(args: argparse.Namespace, report: FuzzReport) -> str:
     return " ".join(parts)
 
 
+def _older_lines(report: FuzzReport) -> list[str]:
+    """One line for the other claimed versions fuzzed, with their scenario counts."""
+    if not report.older:
+        return []
+    counts = {version: 0 for version in report.older}
+    for batch in report.generated:
+        if batch.kafka in counts:
+            counts[batch.kafka] += len(batch.cases)
+    listed = ", ".join(f"{version} ({count})" for version, count in counts.items())
+    return [f"  and as the other claimed versions (scenarios over all join kinds): {listed}"]
+
+
 def render_report(report: FuzzReport, reproduce: str = "") -> str:
     """The run as text: seed and settings, a summary per join kind, then each shrunk counterexample."""
     intended = ", intended semantics" if report.intended else ""
@@ -149,7 +163,9 @@ def render_report(report: FuzzReport, reproduce: str = "") -> str:
         *(
             f"  {batch.join}: {len(batch.cases)} scenarios ({batch.drawn} drawn) from {batch.strategy}"
             for batch in report.generated
+            if batch.kafka == report.kafka
         ),
+        *_older_lines(report),
         "",
         render_summary(report.outcomes) if report.outcomes else "no scenarios to check",
         "",

@@ -1,7 +1,9 @@
 """One fuzzing run: generate scenarios, check a candidate on all of them at once, shrink the failures.
 
 1. ``generate_cases`` draws the profile's number of scenarios per claimed join kind (the candidate's
-   ``Claim`` decides join kinds, variants, stores, versioned tables and stream-table grace).
+   ``Claim`` decides join kinds, variants, stores, versioned tables and stream-table grace) as the newest
+   claimed version, and, unless one version is asked for, half as many again spread over the other
+   claimed versions (at least ``MIN_PER_ERA`` each): every era a candidate claims is fuzzed.
 2. One ``HarnessRun`` checks them all: one candidate call per join kind, the oracle for what Kafka emits,
    the checker for the verdict, declared differences honoured (a declared difference is not a failure).
 3. Up to ``shrink_failures`` failing cases (the smallest first, taking join kinds in turn) are shrunk
@@ -30,7 +32,10 @@ from kjoin.oracle.records import JOIN_KINDS, JoinKind
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["Counterexample", "FuzzReport", "fuzz", "harness_evaluator"]
+__all__ = ["MIN_PER_ERA", "Counterexample", "FuzzReport", "fuzz", "fuzzed_versions", "harness_evaluator"]
+
+MIN_PER_ERA = 8
+"""Scenarios per join kind drawn at least for each older claimed version."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +53,12 @@ class Counterexample:
 
 @dataclass(frozen=True, slots=True)
 class FuzzReport:
-    """What one run did and found. ``seconds`` is wall time (diagnostics; never saved)."""
+    """What one run did and found: ``kafka`` the main version, ``older`` the other claimed versions also
+    fuzzed. ``seconds`` is wall time (diagnostics; never saved)."""
 
     candidate: str
     kafka: str
+    older: tuple[str, ...]
     intended: bool
     profile: FuzzProfile
     seed: int
@@ -92,12 +99,14 @@ def fuzz(
     intended: bool = False,
     shrink_failures: int | None = None,
 ) -> FuzzReport:
-    """Fuzz ``candidate`` as Kafka ``kafka`` (default: the newest version it claims) with ``seed`` (default:
-    the profile's). ``joins`` narrows the claimed join kinds; ``examples`` and ``shrink_failures`` override
-    the profile's. ``spark`` is called at most once, when the candidate first runs."""
+    """Fuzz ``candidate`` as Kafka ``kafka``, or (default) as every version it claims, the newest with the
+    profile's count (see the module's docstring); ``seed`` defaults to the profile's. ``joins`` narrows the
+    claimed join kinds; ``examples`` and ``shrink_failures`` override the profile's. ``spark`` is called at
+    most once, when the candidate first runs."""
     started = time.perf_counter()
     claim = candidate.claim
-    version = kafka or max(claim.kafka, key=parse_version)
+    count = profile.examples if examples is None else examples
+    plan = fuzzed_versions(claim.kafka, count) if kafka is None else [(kafka, count)]
     chosen_seed = profile.seed if seed is None else seed
     wanted = [join for join in JOIN_KINDS if join in claim.joins and (joins is None or join in joins)]
     generated = tuple(
@@ -107,9 +116,10 @@ def fuzz(
             profile=profile,
             seed=chosen_seed,
             claim=claim,
-            examples=examples,
+            examples=share,
             intended=intended,
         )
+        for version, share in plan
         for join in wanted
     )
     session = _once(spark)
@@ -122,13 +132,15 @@ def fuzz(
     limit = profile.shrink_failures if shrink_failures is None else shrink_failures
     chosen = _to_shrink(failing, limit)
     shrunk = shrink(chosen, evaluate, rounds=profile.shrink_rounds, limit=profile.round_reductions)
-    strategies = {batch.join: batch.strategy for batch in generated}
+    strategies = {(batch.join, batch.kafka): batch.strategy for batch in generated}
     counterexamples = _distinct(
-        Counterexample(item, chosen_seed, strategies[item.original.case.join]) for item in shrunk
+        Counterexample(item, chosen_seed, strategies[item.original.case.join, item.original.case.kafka])
+        for item in shrunk
     )
     return FuzzReport(
         candidate=candidate.name,
-        kafka=version,
+        kafka=plan[0][0],
+        older=tuple(version for version, _ in plan[1:]),
         intended=intended,
         profile=profile,
         seed=chosen_seed,
@@ -138,6 +150,15 @@ def fuzz(
         candidate_calls=sum(calls),
         seconds=time.perf_counter() - started,
     )
+
+
+def fuzzed_versions(claimed: Sequence[str], examples: int) -> list[tuple[str, int]]:
+    """(version, scenarios per join kind): the newest claimed version with ``examples``, then each other
+    claimed version, newest first, with an equal share of half as many again (at least ``MIN_PER_ERA``)."""
+    versions = sorted(dict.fromkeys(claimed), key=parse_version, reverse=True)
+    older = versions[1:]
+    share = max(MIN_PER_ERA, -(-examples // 2 // len(older))) if older else 0
+    return [(versions[0], examples), *((version, min(share, examples)) for version in older)]
 
 
 def _once(factory: Callable[[], SparkSession]) -> Callable[[], SparkSession]:

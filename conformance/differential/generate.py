@@ -136,6 +136,8 @@ class Generated:
     cases: tuple[Case, ...]
     drawn: int
     """Examples drawn, including duplicates and scenarios that Kafka cannot run (dropped)."""
+    kafka: str = ""
+    """The Kafka version the cases run as."""
 
 
 @lru_cache(maxsize=64)
@@ -162,7 +164,7 @@ def generate_cases(
     variants = offered_variants(join, behaviour, sorted(claim.variants))
     label = strategy_label(join, kafka, profile, variants)
     if not variants:
-        return Generated(join, label, seed, (), 0)
+        return Generated(join, label, seed, (), 0, kafka)
     strategy = join_scenarios(
         join,
         behaviour,
@@ -193,7 +195,7 @@ def generate_cases(
         )
         if _runnable(case):
             cases.append(case)
-    return Generated(join, label, seed, tuple(cases), len(drawn))
+    return Generated(join, label, seed, tuple(cases), len(drawn), kafka)
 
 
 def _runnable(case: Case) -> bool:

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,9 +79,32 @@ def start_session(master: str | None = None, *, app_name: str = "kjoin-conforman
     if resolved.startswith("local"):
         # The catalogue is small: a few shuffle partitions keep each Spark job short on a laptop.
         builder = builder.config("spark.sql.shuffle.partitions", "4")
-    spark = builder.getOrCreate()
+    with _signals_deferred():
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the JVM starts, then deliver them.
+
+    Interrupted between launching the JVM and connecting to it, PySpark leaves an orphan JVM behind (its
+    gateway thread keeps it alive) that holds this process's stdout and stderr: whoever waits for them
+    waits forever. Once the session is up, an interrupted run stops it as usual."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    wanted = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, lambda number, _: received.append(number)) for signum in wanted}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for number in dict.fromkeys(received):
+            signal.raise_signal(number)
 
 
 def jobs_started(spark: SparkSession) -> int | None:

@@ -14,7 +14,7 @@ catalogue, and it keeps the feed independent of any shared file system.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
@@ -23,10 +23,12 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMa
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["STEP_SCHEMA", "stepped_stream"]
+__all__ = ["STEP_COLUMNS", "STEP_SCHEMA", "stepped_stream", "stepped_stream_of_rows"]
 
 STEP_SCHEMA = "scenario_id string, idx long, side string, key string, value string, ts long"
 """The rows of the stepped stream: ``INPUT_SCHEMA`` columns."""
+
+STEP_COLUMNS = ("scenario_id", "idx", "side", "key", "value", "ts")
 
 _names = itertools.count()
 
@@ -66,7 +68,7 @@ class _StepReader(DataSourceStreamReader):
         yield from partition.rows
 
 
-def _source_class(name: str, steps: Sequence[Step]) -> type[DataSource]:
+def _source_class(name: str, steps: Sequence[Step], schema: str) -> type[DataSource]:
     """A data source class that carries ``steps`` (pickled by value when registered)."""
 
     class SteppedRecords(DataSource):
@@ -75,7 +77,7 @@ def _source_class(name: str, steps: Sequence[Step]) -> type[DataSource]:
             return name
 
         def schema(self) -> str:
-            return STEP_SCHEMA
+            return schema
 
         def streamReader(self, schema: Any) -> DataSourceStreamReader:
             return _StepReader(steps)
@@ -86,12 +88,23 @@ def _source_class(name: str, steps: Sequence[Step]) -> type[DataSource]:
 def stepped_stream(spark: SparkSession, inputs: DataFrame, extra_steps: Sequence[Step] = ()) -> DataFrame:
     """A streaming DataFrame of ``inputs`` that yields processing step ``n`` in micro-batch ``n``,
     followed by ``extra_steps`` (e.g. a watermark flush), one micro-batch each."""
-    columns = ("scenario_id", "idx", "side", "key", "value", "ts")
+    rows = [tuple(row[c] for c in STEP_COLUMNS) for row in inputs.orderBy("idx", "scenario_id").collect()]
+    return stepped_stream_of_rows(spark, rows, extra_steps)
+
+
+def stepped_stream_of_rows(
+    spark: SparkSession,
+    rows: Iterable[tuple[Any, ...]],
+    extra_steps: Sequence[Step] = (),
+    schema: str = STEP_SCHEMA,
+) -> DataFrame:
+    """``stepped_stream`` of records already on the driver, as ``STEP_COLUMNS`` tuples (``schema`` may add
+    columns after those, which every row then carries)."""
     steps: dict[int, Step] = {}
-    for row in inputs.orderBy("idx", "scenario_id").collect():
-        steps.setdefault(row.idx, []).append(tuple(row[c] for c in columns))
+    for row in sorted(rows, key=lambda row: (row[1], row[0])):
+        steps.setdefault(row[1], []).append(tuple(row))
     ordered = [steps.get(step, []) for step in range(max(steps, default=-1) + 1)]
     ordered += [list(step) for step in extra_steps]
     name = f"kjoin_steps_{next(_names)}"
-    spark.dataSource.register(_source_class(name, ordered))
+    spark.dataSource.register(_source_class(name, ordered, schema))
     return spark.readStream.format(name).load()

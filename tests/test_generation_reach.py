@@ -1,0 +1,81 @@
+"""What the generators reach, without Spark: the CI profile's stream-stream scenarios tell the oracle apart
+from an oracle with the mistake that hid in spark-reference until real Kafka traces showed it (the 3.8+
+emission pass leaving ``minTime`` at the second open record instead of the record after it; the saved
+regression ``regression-spark-reference-ss-outer-100011``), and ``kjoin fuzz`` covers every claimed era.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.differential.fuzz import MIN_PER_ERA, fuzzed_versions
+from kjoin.conformance.differential.generate import generate_cases
+from kjoin.conformance.differential.profiles import PROFILES
+from kjoin.conformance.harness.outcomes import kafka_outputs
+from kjoin.conformance.protocol import load_candidate
+from kjoin.oracle.outer_store import HeldRecords
+
+REGRESSION = (
+    Path(__file__).resolve().parents[1]
+    / "scenarios"
+    / "regressions"
+    / "regression-spark-reference-ss-outer-100011.jsonl"
+)
+CLAIM = load_candidate("spark-reference").claim
+
+
+def _stops_at_the_second_open_record(self: HeldRecords, right_count: int, left_count: int) -> int | None:
+    """The mistake: ``minTime`` at the later of the two sides' first open records (Kafka's walk reads one
+    record further before it stops)."""
+    right, left = self.slots
+    if right_count == len(right) or left_count == len(left):
+        return self._last_ts()
+    return max(right[right_count], left[left_count]) >> 1
+
+
+def _differing(cases: Sequence[Case], monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the cases whose outputs the mistake changes."""
+    right = {case.id: kafka_outputs(case) for case in cases}
+    with monkeypatch.context() as patched:
+        patched.setattr(
+            HeldRecords, "ts_where_walk_stops_after_both_sides_kept", _stops_at_the_second_open_record
+        )
+        wrong = {case.id: kafka_outputs(case) for case in cases}
+    return [case_id for case_id in right if right[case_id] != wrong[case_id]]
+
+
+def test_the_mistake_changes_the_saved_regression(monkeypatch: pytest.MonkeyPatch) -> None:
+    loaded = load_cases([REGRESSION])
+    assert loaded.errors == () and len(loaded.cases) == 1
+    assert _differing(loaded.cases, monkeypatch) == [loaded.cases[0].id]
+
+
+@pytest.mark.parametrize("kafka", ["3.9", "4.3"])
+def test_ci_profile_generates_scenarios_that_catch_the_mistake(
+    kafka: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    profile = PROFILES["ci"]
+    generated = generate_cases("stream-stream", kafka, profile=profile, seed=profile.seed, claim=CLAIM)
+    differing = _differing(generated.cases, monkeypatch)
+    assert differing, f"none of {len(generated.cases)} generated scenarios tells the mistake apart"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_other_seeds_catch_it_too(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    profile = PROFILES["ci"]
+    generated = generate_cases("stream-stream", "3.9", profile=profile, seed=seed, claim=CLAIM)
+    assert _differing(generated.cases, monkeypatch)
+
+
+def test_fuzzing_covers_every_claimed_version_newest_first() -> None:
+    plan = fuzzed_versions(CLAIM.kafka, 150)
+    assert plan[0] == ("4.3", 150)
+    assert {version for version, _ in plan} == set(CLAIM.kafka)
+    assert all(count >= MIN_PER_ERA for _, count in plan[1:])
+    assert sum(count for _, count in plan[1:]) <= 75 + MIN_PER_ERA * len(plan)
+    assert fuzzed_versions(("3.9",), 40) == [("3.9", 40)]
+    assert fuzzed_versions(("3.9", "2.4", "3.9"), 40) == [("3.9", 40), ("2.4", 20)]

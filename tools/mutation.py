@@ -1,0 +1,423 @@
+"""Mutation testing of the bundled ``spark-reference``: how many realistic one-line mistakes are caught?
+
+    python tools/mutation.py [--modules stream_stream outer_store ...] [--sample N] [--seed S]
+                             [--fuzz] [--list] [--markdown FILE] [--spark-master URL]
+
+Each mutant is one small change of one module of ``conformance/candidates/reference`` made by the project's
+own operators over the Python source (the Spark expressions are built from Python operators, so a flipped
+``<`` is a flipped comparison in the Spark plan):
+
+* ``compare``: ``<`` and ``<=``, ``>`` and ``>=``, ``==`` and ``!=`` exchanged (window bounds, grace);
+* ``arithmetic``: ``+`` and ``-`` exchanged (grace arithmetic, retention);
+* ``off-by-one``: a small integer constant in a comparison or an arithmetic expression plus one;
+* ``extreme``: ``greatest``/``least``, ``max``/``min`` exchanged (output timestamps, stream time);
+* ``logic``: ``&`` and ``|`` exchanged (join conditions, store rules);
+* ``drop-filter``: ``df.where(c)`` / ``df.filter(c)`` becomes ``df`` (a dropped rule);
+* ``side``: the string constants ``"left"`` and ``"right"`` exchanged;
+* ``order``: ``asc`` and ``desc`` exchanged (emission order).
+
+Every mutant is written as its own importable package (``kjoin_mutant_NNNN``: a copy of the reference with
+its imports renamed) under a temporary folder on ``PYTHONPATH``, so all mutants live in ONE process with ONE
+SparkSession, and Spark's Python workers import the mutated code too. Each mutant runs, as a candidate
+named ``mutant-NNNN``, over the catalogue cases of the join kinds its module serves, one candidate call per
+join kind (the harness's batching); with ``--fuzz`` the survivors also meet ``kjoin fuzz`` (ci profile, all
+claimed eras). A mutant is *killed* when any case fails or errors.
+
+The report lists, per module, the mutants, how many the catalogue and the fuzzer killed and the score, and
+every survivor with its change, so it can be killed by a new scenario or shown equivalent: survivors
+listed in ``tools/mutation-equivalents.toml`` (by module and change, with the reason) count as equivalent.
+The nox session ``mutation`` runs it; it is not part of CI (one mutant costs about a catalogue run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "conformance" / "candidates" / "reference"
+PACKAGE = "kjoin.conformance.candidates.reference"
+EQUIVALENTS = Path(__file__).with_name("mutation-equivalents.toml")
+
+SERVES = {
+    "stream_stream": ("stream-stream",),
+    "outer_store": ("stream-stream",),
+    "stream_table": ("stream-table",),
+    "table_table": ("table-table",),
+    "foreign_key": ("fk",),
+    "versioned": ("stream-table", "table-table", "fk"),
+    "frames": ("stream-stream", "stream-table", "table-table", "fk"),
+    "dispatch": ("stream-stream", "stream-table", "table-table", "fk"),
+}
+"""Module -> the join kinds whose cases can kill its mutants."""
+
+_COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
+            ast.NotEq: ast.Eq}  # fmt: skip
+_ARITHMETIC = {ast.Add: ast.Sub, ast.Sub: ast.Add}
+_LOGIC = {ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd}
+_EXTREMES = {"greatest": "least", "least": "greatest", "max": "min", "min": "max"}
+_ORDER = {"asc": "desc", "desc": "asc"}
+_SIDES = {"left": "right", "right": "left"}
+_SYMBOLS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+            ast.Add: "+", ast.Sub: "-", ast.BitAnd: "&", ast.BitOr: "|"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One change: replace ``source[start:end]`` of ``module`` with ``replacement``."""
+
+    module: str
+    operator: str
+    line: int
+    start: int
+    end: int
+    original: str
+    replacement: str
+
+    @property
+    def change(self) -> str:
+        """``original -> replacement`` on one line (long originals shortened)."""
+        original = " ".join(self.original.split())
+        if len(original) > 60:
+            original = original[:57] + "..."
+        return f"{original} -> {' '.join(self.replacement.split())}"
+
+
+@dataclass
+class Result:
+    mutation: Mutation
+    number: int
+    killed_by: str | None = None
+    detail: str = ""
+    seconds: float = 0.0
+    equivalent: str | None = None
+
+
+@dataclass
+class _Finder(ast.NodeVisitor):
+    """Collects mutation points of one module, skipping docstrings, annotations and ``__all__``."""
+
+    module: str
+    source: str
+    offsets: list[int] = field(default_factory=list)
+    found: list[Mutation] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        position = 0
+        for line in self.source.splitlines(keepends=True):
+            self.offsets.append(position)
+            position += len(line)
+
+    def _span(self, node: ast.AST) -> tuple[int, int]:
+        start = self.offsets[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+        end = self.offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+        return start, end
+
+    def _add(self, operator: str, node: ast.AST, replacement: str) -> None:
+        start, end = self._span(node)
+        original = self.source[start:end]
+        if original != replacement:
+            line = node.lineno  # type: ignore[attr-defined]
+            self.found.append(Mutation(self.module, operator, line, start, end, original, replacement))
+
+    def _operator_between(self, operator: str, left: ast.AST, right: ast.AST, old: type, new: type) -> None:
+        """Replace the operator token between two operands (the text between them holds only it)."""
+        _, start = self._span(left)
+        end, _ = self._span(right)
+        between = self.source[start:end]
+        symbol = _SYMBOLS[old]
+        at = between.find(symbol)
+        while at >= 0 and old in (ast.Lt, ast.Gt) and between[at + 1 : at + 2] == "=":
+            at = between.find(symbol, at + 2)
+        if at < 0:
+            return
+        line = self.source.count("\n", 0, start + at) + 1
+        mutation = Mutation(
+            self.module, operator, line, start + at, start + at + len(symbol), symbol, _SYMBOLS[new]
+        )
+        self.found.append(mutation)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._body(node.body)
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+
+    def visit_Module(self, node: ast.Module) -> None:
+        self._body(node.body)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._body(node.body)
+
+    def _body(self, body: Sequence[ast.stmt]) -> None:
+        for index, statement in enumerate(body):
+            is_docstring = (
+                index == 0
+                and isinstance(statement, ast.Expr)
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)
+            )
+            if is_docstring or isinstance(statement, ast.Import | ast.ImportFrom):
+                continue
+            if isinstance(statement, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == "__all__" for target in statement.targets
+            ):
+                continue
+            if isinstance(statement, ast.AnnAssign):
+                if statement.value is not None:
+                    self.visit(statement.value)
+                continue
+            self.visit(statement)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._body(node.body)
+
+    def visit_arguments(self, node: ast.arguments) -> None:
+        for default in [*node.defaults, *node.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        if len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+            old = type(node.ops[0])
+            self._operator_between("compare", node.left, node.comparators[0], old, _COMPARE[old])
+            for operand in (node.left, node.comparators[0]):
+                self._off_by_one(operand)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        kind = type(node.op)
+        strings = any(
+            isinstance(side, ast.Constant) and isinstance(side.value, str) for side in (node.left, node.right)
+        )
+        if kind in _ARITHMETIC and not strings and not isinstance(node.left, ast.JoinedStr):
+            self._operator_between("arithmetic", node.left, node.right, kind, _ARITHMETIC[kind])
+            for operand in (node.left, node.right):
+                self._off_by_one(operand)
+        elif kind in _LOGIC:
+            self._operator_between("logic", node.left, node.right, kind, _LOGIC[kind])
+        self.generic_visit(node)
+
+    def _off_by_one(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) <= 10:
+            self._add("off-by-one", node, str(node.value + 1))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        function = node.func
+        name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+        if name in _EXTREMES:
+            self._rename_call("extreme", function, _EXTREMES[name])
+        elif name in _ORDER:
+            self._rename_call("order", function, _ORDER[name])
+        elif name in ("where", "filter") and isinstance(function, ast.Attribute) and len(node.args) == 1:
+            receiver_start, receiver_end = self._span(function.value)
+            self._add("drop-filter", node, self.source[receiver_start:receiver_end])
+        self.generic_visit(node)
+
+    def _rename_call(self, operator: str, function: ast.expr, new: str) -> None:
+        if isinstance(function, ast.Attribute):
+            _, end = self._span(function)
+            start = end - len(function.attr)
+            line = function.end_lineno or function.lineno
+            self.found.append(Mutation(self.module, operator, line, start, end, function.attr, new))
+        elif isinstance(function, ast.Name):
+            self._add(operator, function, new)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and node.value in _SIDES:
+            self._add("side", node, repr(_SIDES[node.value]).replace("'", '"'))
+
+
+def mutations(modules: Sequence[str]) -> list[Mutation]:
+    """Every mutation point of ``modules`` (names under the reference package), in source order."""
+    found: list[Mutation] = []
+    for module in modules:
+        source = (REFERENCE / f"{module}.py").read_text(encoding="utf-8")
+        finder = _Finder(module, source)
+        finder.visit(ast.parse(source))
+        unique = {(m.start, m.end, m.replacement): m for m in finder.found}
+        found.extend(sorted(unique.values(), key=lambda m: (m.start, m.end, m.replacement)))
+    return found
+
+
+def write_mutant(folder: Path, number: int, mutation: Mutation) -> str:
+    """Write the reference with ``mutation`` applied as package ``kjoin_mutant_<number>``; its name."""
+    name = f"kjoin_mutant_{number:04d}"
+    target = folder / name
+    target.mkdir(parents=True)
+    for path in REFERENCE.glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        if path.stem == mutation.module:
+            source = source[: mutation.start] + mutation.replacement + source[mutation.end :]
+        (target / path.name).write_text(source.replace(PACKAGE, name), encoding="utf-8")
+    return name
+
+
+@dataclass(frozen=True)
+class MutantCandidate:
+    """``spark-reference`` with one mutation, as a candidate."""
+
+    name: str
+    package: str
+    claim: Any
+    declared_differences: tuple[Any, ...] = ()
+
+    def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
+        dispatch = importlib.import_module(f"{self.package}.dispatch")
+        result: DataFrame = dispatch.run_reference(spark, inputs, specs)
+        return result
+
+
+def _equivalents() -> dict[tuple[str, str, int], str]:
+    if not EQUIVALENTS.exists():
+        return {}
+    document = tomllib.loads(EQUIVALENTS.read_text(encoding="utf-8"))
+    return {
+        (entry["module"], entry["change"], int(entry["line"])): entry["reason"]
+        for entry in document.get("equivalent", [])
+    }
+
+
+def _first_failure(outcomes: Sequence[Any]) -> str:
+    for outcome in outcomes:
+        if outcome.status in ("fail", "error"):
+            first = outcome.verdict.first if outcome.verdict is not None else None
+            kind = first.kind if first is not None else outcome.status
+            return f"{outcome.case.id}: {kind}"
+    return ""
+
+
+def run_mutants(
+    spark: SparkSession, chosen: Sequence[tuple[int, Mutation]], folder: Path, *, fuzz_survivors: bool
+) -> Iterator[Result]:
+    """Check every mutant in ``chosen`` against the catalogue (and the fuzzer), one result each."""
+    from kjoin.conformance.candidates.spark_reference import CLAIM
+    from kjoin.conformance.catalogue import load_cases
+    from kjoin.conformance.differential.fuzz import fuzz
+    from kjoin.conformance.harness.outcomes import HarnessRun
+
+    cases = load_cases().cases
+    by_join: dict[str, list[Any]] = {}
+    for case in cases:
+        if case.expected is not None or case.source.startswith("scenarios/golden"):
+            by_join.setdefault(case.join, []).append(case)
+    equivalents = _equivalents()
+    for number, mutation in chosen:
+        started = time.perf_counter()
+        package = write_mutant(folder, number, mutation)
+        candidate = MutantCandidate(f"mutant-{number:04d}", package, CLAIM)
+        joins = SERVES[mutation.module]
+        result = Result(mutation, number)
+        try:
+            selected = [case for join in joins for case in by_join.get(join, [])]
+            outcomes = HarnessRun(candidate, lambda: spark, timeout=900).outcomes(selected)
+            failure = _first_failure(outcomes)
+            if failure:
+                result.killed_by, result.detail = "catalogue", failure
+            elif fuzz_survivors:
+                report = fuzz(candidate, lambda: spark, joins=list(joins), shrink_failures=0)  # type: ignore[arg-type]
+                failure = _first_failure(report.outcomes)
+                if failure:
+                    result.killed_by, result.detail = "fuzz", failure
+        except Exception as error:  # a mutant that breaks the harness is killed: say how
+            result.killed_by, result.detail = "crash", f"{type(error).__name__}: {error}"[:200]
+        if result.killed_by is None:
+            result.equivalent = equivalents.get((mutation.module, mutation.change, mutation.line))
+        result.seconds = time.perf_counter() - started
+        yield result
+
+
+HEADERS = ["module", "mutants", "catalogue", "fuzz", "equivalent", "survived", "score"]
+
+
+def render(results: Sequence[Result], total_points: int) -> str:
+    """The score per module and every survivor, as Markdown."""
+    from tabulate import tabulate
+
+    rows = []
+    for module in sorted({r.mutation.module for r in results}):
+        mine = [r for r in results if r.mutation.module == module]
+        catalogue = sum(r.killed_by in ("catalogue", "crash") for r in mine)
+        fuzzed = sum(r.killed_by == "fuzz" for r in mine)
+        equivalent = sum(r.equivalent is not None for r in mine)
+        real = len(mine) - equivalent
+        score = (catalogue + fuzzed) / real if real else 1.0
+        survived = len(mine) - catalogue - fuzzed - equivalent
+        rows.append([module, len(mine), catalogue, fuzzed, equivalent, survived, f"{score:.0%}"])
+    killed = sum(r.killed_by is not None for r in results)
+    equivalent = sum(r.equivalent is not None for r in results)
+    real = len(results) - equivalent
+    lines = [
+        f"{len(results)} mutants checked of {total_points} mutation points; "
+        f"killed {killed} of {real} non-equivalent ({killed / real:.0%})"
+        if real
+        else "no mutants",
+        "",
+        tabulate(rows, HEADERS, tablefmt="github"),
+        "",
+    ]
+    survivors = [r for r in results if r.killed_by is None]
+    if survivors:
+        lines += ["Survivors:", ""]
+        for r in survivors:
+            note = f" (equivalent: {r.equivalent})" if r.equivalent else ""
+            lines.append(f"* mutant-{r.number:04d} {r.mutation.module}.py:{r.mutation.line} "
+                         f"[{r.mutation.operator}] `{r.mutation.change}`{note}")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--modules", nargs="+", choices=sorted(SERVES), default=sorted(SERVES))
+    parser.add_argument("--sample", type=int, help="check a random sample of this many mutants")
+    parser.add_argument("--seed", type=int, default=20241124)
+    parser.add_argument("--fuzz", action="store_true", help="fuzz the catalogue's survivors (ci profile)")
+    parser.add_argument("--list", action="store_true", help="list the mutation points and stop")
+    parser.add_argument("--markdown", type=Path, help="also write the report here")
+    parser.add_argument("--spark-master", default=os.environ.get("KJOIN_SPARK_MASTER", "local[2]"))
+    args = parser.parse_args(argv)
+    points = list(enumerate(mutations(args.modules), start=1))
+    if args.list:
+        for number, mutation in points:
+            print(f"{number:4d} {mutation.module}.py:{mutation.line} [{mutation.operator}] {mutation.change}")
+        return 0
+    chosen = sorted(random.Random(args.seed).sample(points, args.sample)) if args.sample else points
+    folder = Path(tempfile.mkdtemp(prefix="kjoin-mutants-"))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+    sys.path.insert(0, str(folder))
+    from kjoin.conformance.harness.spark_session import start_session
+
+    spark = start_session(args.spark_master)
+    results: list[Result] = []
+    try:
+        for result in run_mutants(spark, chosen, folder, fuzz_survivors=args.fuzz):
+            results.append(result)
+            verdict = f"killed by {result.killed_by}" if result.killed_by else "SURVIVED"
+            print(f"[{len(results)}/{len(chosen)}] mutant-{result.number:04d} {result.mutation.module}.py:"
+                  f"{result.mutation.line} {result.mutation.change}: {verdict} {result.detail} "
+                  f"({result.seconds:.0f} s)", file=sys.stderr, flush=True)  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    report = render(results, len(points))
+    print(report)
+    if args.markdown is not None:
+        args.markdown.write_text(report, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

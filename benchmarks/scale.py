@@ -21,12 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from tabulate import tabulate
 
 from kjoin.conformance.harness.spark_session import start_session
-from kjoin.conformance.protocol import load_candidate
+from kjoin.conformance.protocol import Candidate, Claim, DeclaredDifference, load_candidate
 from kjoin.conformance.scale.check import Workload, check_at_scale
 from kjoin.conformance.scale.data import Generated, generate
+from kjoin.conformance.scale.tasks import task_id
 from kjoin.oracle import Window
 
 __all__ = ["main"]
@@ -63,17 +66,19 @@ def _children(pid: int) -> list[int]:
 
 
 class MemorySampler:
-    """Peak RSS of the JVM (the Spark driver, which is also the executor in local mode) and, summed, of the
-    Python workers it forks."""
+    """Peak RSS of the JVM (the Spark driver, which is also the executor in local mode), summed, of the
+    Python workers it forks, and of this Python process (the PySpark driver, where anything collected would
+    land)."""
 
     def __init__(self, jvm_pid: int) -> None:
-        self.jvm_pid, self.jvm_peak, self.workers_peak = jvm_pid, 0, 0
+        self.jvm_pid, self.jvm_peak, self.workers_peak, self.driver_peak = jvm_pid, 0, 0, 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.wait(0.5):
             self.jvm_peak = max(self.jvm_peak, _rss_kib(self.jvm_pid))
+            self.driver_peak = max(self.driver_peak, _rss_kib(os.getpid()))
             pending, workers = _children(self.jvm_pid), 0
             while pending:
                 pid = pending.pop()
@@ -99,6 +104,7 @@ class Row:
     steps: dict[str, float]
     jvm_mib: float
     workers_mib: float
+    driver_mib: float
     status: str
 
 
@@ -159,6 +165,52 @@ def chart(rows: Sequence[Row], path: Path) -> None:
     path.write_text("\n".join(parts) + "\n", encoding="utf-8")
 
 
+@dataclass(frozen=True)
+class ShiftOneRecord:
+    """spark-reference fed one record of one task ``shift`` ms late: a planted difference in one partition."""
+
+    task: str
+    index: int
+    shift: int
+    name: str = "shift-one-record"
+
+    @property
+    def reference(self) -> Candidate:
+        return load_candidate("spark-reference")
+
+    @property
+    def claim(self) -> Claim:
+        return self.reference.claim
+
+    declared_differences: tuple[DeclaredDifference, ...] = ()
+
+    def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
+        planted = (F.col("scenario_id") == self.task) & (F.col("idx") == self.index)
+        moved = inputs.withColumn("ts", F.when(planted, F.col("ts") + self.shift).otherwise(F.col("ts")))
+        return self.reference.run(spark, moved, specs)
+
+
+def _planted(spark: SparkSession, size: int, keys: int, partitions: int) -> None:
+    """A planted difference at ``size`` records: which tasks differ, and the sample's first divergence."""
+    workload = WORKLOADS["stream-stream"]
+    window = workload.window
+    assert window is not None and window.grace is not None
+    planted = ShiftOneRecord(task_id(partitions // 2), 5_000, window.before + window.after + window.grace + 1)
+    data = generate(spark, Generated(records=size, keys=keys, partitions=partitions))
+    started = time.perf_counter()
+    document = check_at_scale(spark, planted, data, workload, run={})
+    differing = [t["task"] for t in document["tasks"] if t["missing"] or t["unexpected"] or t["wrong_input"]]
+    sample = document["samples"][0] if document["samples"] else {}
+    context = [r for r in sample.get("context", []) if r["index"] == sample.get("first_at")]
+    print(
+        f"planted difference at {size:,} records in {planted.task} input {planted.index}: status "
+        f"{document['status']}, differing tasks {differing}, first divergence in the sample at input "
+        f"{sample.get('first_at')} ({', '.join(d['kind'] for d in sample.get('divergences', [])[:3])}), "
+        f"record shown in context: {context[:1]} ({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.scale",
@@ -173,10 +225,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--joins", nargs="+", choices=sorted(WORKLOADS), default=sorted(WORKLOADS))
     parser.add_argument("--master", default=os.environ.get("KJOIN_SPARK_MASTER", "local[2]"))
     parser.add_argument("--chart", type=Path, help="write the cost-per-record chart (SVG)")
+    parser.add_argument(
+        "--plant",
+        action="store_true",
+        help="also check, at the smallest size, a reference fed one record 251 ms late in one partition, "
+        "and print where the report finds it",
+    )
     args = parser.parse_args(argv)
     spark = start_session(args.master)
     reference = load_candidate("spark-reference")
     rows: list[Row] = []
+    if args.plant:
+        _planted(spark, min(args.sizes), args.keys[0], args.partitions)
     for join in args.joins:
         for keys in args.keys:
             for size in sorted(args.sizes):
@@ -185,8 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with MemorySampler(_jvm_pid(spark)) as memory:
                     document = check_at_scale(spark, reference, data, WORKLOADS[join], run={})
                 seconds = time.perf_counter() - started
-                row = Row(join, keys, size, seconds, dict(document["timings"]), memory.jvm_peak / 1024,
-                          memory.workers_peak / 1024, document["status"])  # fmt: skip
+                peaks = (memory.jvm_peak / 1024, memory.workers_peak / 1024, memory.driver_peak / 1024)
+                row = Row(join, keys, size, seconds, dict(document["timings"]), *peaks, document["status"])
                 rows.append(row)
                 print(f"{join} {keys:,} keys {size:,} records: {seconds:.0f} s ({row.status})", flush=True)
     table = []
@@ -196,9 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         steps = ", ".join(f"{name[:-2]} {value:.0f}" for name, value in row.steps.items())
         table.append([row.join, f"{row.keys:,}", f"{row.records:,}", f"{row.seconds:.0f}", steps,
                       f"{row.records / row.seconds:,.0f}", f"{cost:.2f}x", f"{row.jvm_mib:,.0f}",
-                      f"{row.workers_mib:,.0f}", row.status])  # fmt: skip
+                      f"{row.workers_mib:,.0f}", f"{row.driver_mib:,.0f}", row.status])  # fmt: skip
     headers = ["join", "keys", "records", "wall s", "steps (s)", "records/s", "cost/record vs smallest",
-               "JVM peak MiB", "Python workers peak MiB", "status"]  # fmt: skip
+               "JVM peak MiB", "Python workers peak MiB", "PySpark driver peak MiB", "status"]  # fmt: skip
     print(tabulate(table, headers=headers, tablefmt="github"))
     if args.chart is not None:
         chart(rows, args.chart)

@@ -128,7 +128,14 @@ def is_latest_sql(versions: str, at: str, ts: str) -> str:
 def with_latest_flag(rec: DataFrame) -> DataFrame:
     """Add ``latest``: the update is applied as its table's latest value, so a table-table or FK join
     processes it: any non-null-key update of an unversioned table; for a versioned one, an accepted put with
-    ``isLatest`` (spec TT-10, VS-5, FK-11)."""
+    ``isLatest`` (spec TT-10, VS-5, FK-11).
+
+    Without any versioned table in ``rec`` (one small Spark job finds out) the per-key arrays of puts are
+    not built at all: every non-null-key update is the latest value, and a table of millions of updates per
+    key stays linear."""
+    any_versioned = (F.col("left_versioned") | F.col("right_versioned")) & F.col("has_versioned_stores")
+    if rec.where(any_versioned).limit(1).count() == 0:
+        return rec.withColumn("latest", F.col("key").isNotNull())
     for side in ("left", "right"):
         versioned = F.col(f"{side}_versioned") & F.col("has_versioned_stores")
         rec = rec.withColumns({f"versioned_{side}": versioned, f"observed_{side}": store_time_before(side)})

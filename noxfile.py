@@ -163,3 +163,12 @@ def mutation(session: nox.Session) -> None:
     _ensure_installed(session)
     args = session.posargs or ["--fuzz", "--markdown", str(ROOT / "docs" / "mutation-report.md")]
     session.run(sys.executable, str(ROOT / "tools" / "mutation.py"), *args, external=True)
+
+
+@nox.session
+def reach(session: nox.Session) -> None:
+    """What the catalogue and the generators reach (tools/reach.py): behaviour flags per claimed era, and
+    the oracle's branch coverage; no Spark (arguments go to the script, e.g. --profile deep --seed 7)."""
+    _ensure_installed(session)
+    args = session.posargs or ["--markdown", str(ROOT / "docs" / "reach-report.md")]
+    session.run(sys.executable, str(ROOT / "tools" / "reach.py"), *args, external=True)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from kjoin.oracle.behaviour import Behaviour
+from kjoin.oracle.behaviour import DAY_MS, Behaviour
 from kjoin.oracle.records import (
     JOIN_KINDS,
     SIDES,
@@ -41,6 +41,7 @@ __all__ = [
     "join_windows",
     "keys",
     "records",
+    "store_expiry_scenarios",
     "timestamps",
     "ts_offsets",
     "values",
@@ -239,6 +240,9 @@ _ONE_IN_THREE = st.integers(min_value=0, max_value=2).map(lambda n: n == 2)
 
 _WINDOW_APIS = ("time-difference", "legacy-of", "legacy-of-grace")
 
+_MIN_SEGMENT_MS = 60_000
+"""RocksDB's smallest segment interval; segments are ``max(retention / 2, 60 s)`` long (spec SS-8)."""
+
 
 def ts_offsets(*, max_step: int = 3, max_back: int = 5, max_jump: int = 30) -> st.SearchStrategy[int]:
     """How far a record's ts lies from the stream time so far (the largest ts before it): ``0`` (an equal
@@ -373,8 +377,9 @@ class _Step(NamedTuple):
     offset: int
 
 
-def _fold(join: JoinKind, steps: Sequence[_Step]) -> tuple[Record, ...]:
-    """Label the values (``L<i>``/``R<i>``, ``<fk>:L<i>``) and turn offsets into timestamps."""
+def _fold(join: JoinKind, steps: Sequence[_Step], *, absolute: bool = False) -> tuple[Record, ...]:
+    """Label the values (``L<i>``/``R<i>``, ``<fk>:L<i>``) and turn offsets into timestamps (offsets from
+    the stream time so far, or the timestamps themselves if ``absolute``)."""
     history: list[Record] = []
     stream_time = 0
     for index, step in enumerate(steps):
@@ -382,7 +387,7 @@ def _fold(join: JoinKind, steps: Sequence[_Step]) -> tuple[Record, ...]:
         value: Value = None if step.is_null else label
         if value is not None and join == "fk" and step.side == "left":
             value = f"{step.foreign_key}:{label}"
-        ts = max(0, stream_time + step.offset)
+        ts = max(0, step.offset if absolute else stream_time + step.offset)
         stream_time = max(stream_time, ts)
         history.append(Record(side=step.side, key=step.key, value=value, ts=ts))
     return tuple(history)
@@ -458,7 +463,10 @@ def join_scenarios(
     records expire and late records land anywhere before the stream time.
 
     Stream-stream outer joins with grace come, one draw in three, from ``emission_pass_scenarios``
-    (longer histories in slow stream time, where the deferred emission passes decide the output).
+    (longer histories in slow stream time, where the deferred emission passes decide the output), and one
+    in three of the other stream-stream draws (one in two where there are no emission passes, e.g. before
+    2.1) from ``store_expiry_scenarios`` (timestamps on the window stores' expiry points and RocksDB segment
+    boundaries).
 
     Shrinks towards the first offered variant, a zero-width window and unversioned tables, with the
     history shrinking as in ``join_histories``.
@@ -500,10 +508,20 @@ def join_scenarios(
         else None
     )
 
+    expiry = (
+        store_expiry_scenarios(behaviour, variants=offered, stores=stores, max_keys=max_keys)
+        if join == "stream-stream"
+        else None
+    )
+
+    expiry_odds = _ONE_IN_THREE if passes is not None else st.booleans()
+
     @st.composite
     def _scenario(draw: st.DrawFn) -> tuple[JoinSpec, tuple[Record, ...]]:
         if passes is not None and draw(_ONE_IN_THREE):
             return draw(passes)
+        if expiry is not None and draw(expiry_odds):
+            return draw(expiry)
         variant = draw(st.sampled_from(offered))
         window: Window | None = None
         versioning: Versioning | None = None
@@ -524,3 +542,163 @@ def join_scenarios(
         return spec, draw(with_null_keys[null_keys])
 
     return _scenario()
+
+
+def store_expiry_scenarios(
+    behaviour: Behaviour,
+    *,
+    variants: Sequence[Variant] = VARIANTS,
+    stores: Sequence[StoreKind] = STORE_KINDS,
+    min_size: int = 9,
+    max_size: int = 24,
+    max_keys: int = 2,
+) -> st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]]:
+    """Stream-stream scenarios whose records land on the window stores' expiry points (spec SS-6 to SS-9,
+    SS-15), built from *episodes* of three records: one stored; one on the same side (null-valued one time
+    in three) that moves that store's observed time by a landmark (the retention, the late-record bound, one
+    to three segment intervals) or onto one of the next segment boundaries, each plus or minus 1 ms; and a
+    probe from the other side on an edge of the window around the first. A window without grace gets the
+    landmarks of both legacy default graces (``24 h - 2 * before`` since 3.0, ``max(1 day, before + after)``
+    before), and half the small windows are asymmetric legacy ones, where the two differ. One window in five
+    (one in two before 2.1) is over a day wide (``before + after`` odd; its records then lie on its segment
+    boundaries), where the pre-2.1 three-segment rule and 2.1's retention rule part. Three draws in four use
+    RocksDB.
+
+    So records expire exactly at the boundary, whole segments roll (also under a null value, which rolled
+    RocksDB segments before 2.5.1), and probes find records that exact expiry dropped and a segment still
+    holds: the corners where RocksDB before 3.4, before 2.5.1 and before 2.1 and the legacy grace before
+    3.0 behave differently. The general strategy's jumps of a few milliseconds never reach them (measured by
+    ``tools/reach.py``).
+
+    Shrinks towards shorter histories, the first offered variant and small windows.
+    """
+    _check_interval("min_size", min_size, "max_size", max_size)
+    _check_positive("max_keys", max_keys)
+    _check_choices("stores", stores, STORE_KINDS)
+    offered = [variant for variant in variants if variant in VARIANTS] or list(VARIANTS)
+    kinds = [kind for kind in stores if kind == "rocksdb" or behaviour.stream_joins_can_use_in_memory_stores]
+    # Half the small windows are asymmetric legacy ``of`` windows, whose default grace 3.0 changed.
+    asymmetric = st.builds(
+        lambda low, wider, flip: Window(low + wider, low) if flip else Window(low, low + wider),
+        st.integers(min_value=0, max_value=4),
+        st.integers(min_value=1, max_value=3),
+        st.booleans(),
+    )
+    small = st.one_of(
+        join_windows(max_difference=5, max_grace=5, with_grace=behaviour.join_windows_have_grace), asymmetric
+    )
+    odd_day_span = st.integers(min_value=0, max_value=3).map(lambda d: DAY_MS // 2 + 2 * d + 1)
+    even_day_span = st.integers(min_value=0, max_value=3).map(lambda d: DAY_MS // 2 + 2 * d)
+    day_wide = st.builds(Window, before=odd_day_span, after=even_day_span)
+    # Three draws in four use RocksDB, whose segments most of these rules are about.
+    rocksdb_mostly: list[StoreKind] = ["rocksdb", "rocksdb", "rocksdb", "memory"]
+    store_kinds = (
+        st.sampled_from(rocksdb_mostly)
+        if set(kinds) == {"rocksdb", "memory"}
+        else st.sampled_from(kinds or list(stores))
+    )
+    # Before 2.1 every window keeps a day or more, and only an odd span over a day parts the segment rules.
+    wide_odds = _RARELY if behaviour.join_windows_have_grace else st.booleans()
+    sides = st.sampled_from(SIDES)
+    side_keys = keys(max_keys=max_keys)
+
+    @st.composite
+    def _scenario(draw: st.DrawFn) -> tuple[JoinSpec, tuple[Record, ...]]:
+        variant = draw(st.sampled_from(offered))
+        window = draw(day_wide) if draw(wide_odds) else draw(small)
+        store = draw(store_kinds)
+        spec = JoinSpec(join="stream-stream", variant=variant, window=window, stores=store)
+        if window.before + window.after > DAY_MS:
+            grid = _segment_grid(window)
+
+            @st.composite
+            def _step(inner: st.DrawFn) -> _Step:
+                return _Step(inner(sides), inner(side_keys), inner(_RARELY), "", inner(grid))
+
+            steps = draw(st.lists(_step(), min_size=min_size, max_size=max_size))
+            return spec, _fold("stream-stream", steps, absolute=True)
+        episode = _expiry_episode(window, side_keys)
+        episodes = draw(st.lists(episode, min_size=max(1, min_size // 3), max_size=max(1, max_size // 3)))
+        return spec, _fold("stream-stream", _episode_steps(episodes), absolute=True)
+
+    return _scenario()
+
+
+def _segment_grid(window: Window) -> st.SearchStrategy[int]:
+    """Timestamps on the first four segment boundaries of a window over a day wide (whose retention is the
+    window itself), exactly or 1 ms either side. Shrinks towards ``0``."""
+    interval = max((window.before + window.after) // 2, _MIN_SEGMENT_MS)
+    return st.builds(
+        lambda count, nudge: count * interval + nudge,
+        st.integers(min_value=0, max_value=3),
+        st.sampled_from([0, 0, 0, 1, -1]),
+    )
+
+
+class _Episode(NamedTuple):
+    """Three records of ``store_expiry_scenarios``: one stored at ``step`` past the stream time, one on the
+    same side that moves that store's observed time (null-valued if ``advance_null``), and a probe from the
+    other side ``probe`` from the first record's ts. The second record lies ``advance`` after the first or,
+    if ``boundaries`` is not 0, ``advance`` from the ``boundaries``-th segment boundary (of ``interval``)
+    after it."""
+
+    side: Side
+    key: Key
+    step: int
+    advance_key: Key
+    advance_null: bool
+    advance: int
+    boundaries: int
+    interval: int
+    probe: int
+
+
+def _expiry_episode(window: Window, side_keys: st.SearchStrategy[Key]) -> st.SearchStrategy[_Episode]:
+    """An ``_Episode`` for ``window``: the store advances by a landmark (its retention, the late-record
+    bound, one to three segment intervals) or to one of the next three segment boundaries, each plus or
+    minus 1 ms (both legacy default graces for a window without grace), and the probe lands on the edge of
+    the window around the stored record. Shrinks towards a left record, no step, and the first landmark."""
+    size = window.before + window.after
+    if window.grace is None:
+        graces = {max(DAY_MS - 2 * window.before, 0), max(DAY_MS, size) - size}
+    else:
+        graces = {window.grace}
+    retentions = {size + grace for grace in graces}
+    intervals = {max(retention // 2, _MIN_SEGMENT_MS) for retention in retentions}
+    landmarks = sorted(
+        retentions
+        | {window.after + grace for grace in graces}
+        | {count * interval for interval in intervals for count in (1, 2, 3)}
+    )
+    nudges = st.sampled_from([1, 0, -1])
+    relative = st.tuples(st.builds(lambda at, by: at + by, st.sampled_from(landmarks), nudges), st.just(0))
+    to_boundary = st.tuples(nudges, st.integers(min_value=1, max_value=3))
+    edges = sorted({0, -window.after, window.before, window.after, -window.before})
+
+    @st.composite
+    def _episode(draw: st.DrawFn) -> _Episode:
+        side, key, step = draw(st.sampled_from(SIDES)), draw(side_keys), draw(st.integers(0, 2))
+        advance_key, advance_null = draw(side_keys), draw(_ONE_IN_THREE)
+        advance, boundaries = draw(st.one_of(relative, to_boundary))
+        interval = draw(st.sampled_from(sorted(intervals)))
+        probe = draw(st.sampled_from(edges))
+        return _Episode(side, key, step, advance_key, advance_null, advance, boundaries, interval, probe)
+
+    return _episode()
+
+
+def _episode_steps(episodes: Sequence[_Episode]) -> list[_Step]:
+    """The records of ``episodes`` one after another, as absolute-ts steps (see ``_fold``)."""
+    steps: list[_Step] = []
+    stream_time = 0
+    for episode in episodes:
+        other: Side = "right" if episode.side == "left" else "left"
+        stored = stream_time + episode.step
+        steps.append(_Step(episode.side, episode.key, False, "", stored))
+        moved = stored + episode.advance
+        if episode.boundaries:
+            moved = (stored // episode.interval + episode.boundaries) * episode.interval + episode.advance
+        steps.append(_Step(episode.side, episode.advance_key, episode.advance_null, "", moved))
+        steps.append(_Step(other, episode.key, False, "", max(0, stored + episode.probe)))
+        stream_time = max(stream_time, moved)
+    return steps

@@ -15,7 +15,18 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-__all__ = ["BUG_FLAGS", "ERAS", "Behaviour", "UnknownVersionError", "behaviour_for", "parse_version"]
+__all__ = [
+    "BUG_FLAGS",
+    "CAPABILITY_FLAGS",
+    "ERAS",
+    "FAILURE_FLAGS",
+    "READ_ONLY_WHERE",
+    "Behaviour",
+    "UnknownVersionError",
+    "behaviour_for",
+    "flags_in_force",
+    "parse_version",
+]
 
 DAY_MS = 24 * 60 * 60 * 1000
 
@@ -348,3 +359,53 @@ FLAG_JOINS: dict[str, frozenset[str]] = {
 def flags_for(join: str) -> tuple[str, ...]:
     """The behaviour flags that apply to ``join``, in declaration order."""
     return tuple(name for name in flag_names() if join in FLAG_JOINS[name])
+
+
+CAPABILITY_FLAGS: frozenset[str] = frozenset(
+    {
+        "join_windows_have_grace",
+        "stream_joins_can_use_in_memory_stores",
+        "has_stream_table_inner_join",
+        "has_stream_table_grace",
+        "has_versioned_stores",
+        "has_foreign_key_join",
+    }
+)
+"""Flags that say whether a join, an API or a store exists. Where one is off, the era refuses every input
+that needs it, so there is no output for it to change."""
+
+FAILURE_FLAGS: frozenset[str] = frozenset({"null_key_fails_left_stream_join", "null_key_fails_table_join"})
+"""Flags that make Kafka fail on an input. Where one is on, the era has no output for that input (the
+oracle refuses it, and no candidate is checked on it)."""
+
+READ_ONLY_WHERE: dict[str, tuple[str, bool]] = {
+    # outer_store.HeldRecords: the 3.8 walk is the only one that keeps minTime at the last visited record.
+    "outer_join_min_time_is_last_visited": ("outer_join_closes_each_side_by_its_own_bound", True),
+    # The held records (and their shared stream time) exist only in spurious-free joins.
+    "outer_join_closes_each_side_by_its_own_bound": ("has_spurious_free_outer_joins", True),
+    "null_records_advance_stream_time": ("has_spurious_free_outer_joins", True),
+    # foreign_key: only the 3.7+ left-join instructions retract with DELETE_KEY_AND_PROPAGATE.
+    "fk_left_join_repeats_results": ("fk_left_join_keeps_null_foreign_keys", True),
+    # The spurious-free fix needs an ofTimeDifferenceAndGrace window, and a window needs grace for that.
+    "has_spurious_free_outer_joins": ("join_windows_have_grace", True),
+    # window_store: exact expiry replaces both segment rules.
+    "rocksdb_segments_expire_by_retention": ("rocksdb_window_expiry_is_exact", False),
+}
+"""Flags the join modules read only where another flag has a given value: ``flag -> (other, value)``."""
+
+
+def flags_in_force(join: str, behaviour: Behaviour) -> tuple[str, ...]:
+    """The flags of ``join`` whose value in ``behaviour``'s era can change an output: every flag that applies
+    to ``join`` except a capability the era lacks, a failure the era has, and a flag its other flags leave
+    unread."""
+    in_force = []
+    for name in flags_for(join):
+        if name in CAPABILITY_FLAGS and not getattr(behaviour, name):
+            continue
+        if name in FAILURE_FLAGS and getattr(behaviour, name):
+            continue
+        needed = READ_ONLY_WHERE.get(name)
+        if needed is not None and getattr(behaviour, needed[0]) != needed[1]:
+            continue
+        in_force.append(name)
+    return tuple(in_force)

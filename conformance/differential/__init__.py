@@ -2,7 +2,8 @@
 
 ``generate`` draws scenarios from the hypothesis strategies, ``fuzz`` checks a candidate on them (one call per
 join kind) and shrinks failures with ``shrink`` (one call per round), ``regressions`` saves and reads the
-minimal scenarios, ``command`` is ``kjoin fuzz``, ``profiles`` holds the CI and nightly settings.
+minimal scenarios, ``command`` is ``kjoin fuzz``, ``profiles`` holds the CI and nightly settings, and
+``reach`` measures which behaviour flags a set of scenarios makes decisive.
 """
 
 from kjoin.conformance.differential.fuzz import Counterexample, FuzzReport, fuzz

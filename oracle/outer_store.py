@@ -132,15 +132,20 @@ class HeldRecords:
 
     def ts_where_walk_stops_after_both_sides_kept(self, right_count: int, left_count: int) -> int | None:
         """The ts of the record where a store-order walk that emits the records at the first ``right_count``
-        right and ``left_count`` left slots and steps over the others stops (3.8+ pass): the store key
-        right after the later of the two sides' first kept keys, once it has seen both; the last key when
-        nothing follows it or when a side keeps nothing; ``None`` for an empty store."""
+        right and ``left_count`` left slots and steps over the others stops (3.8+ pass): the entry right
+        after the later of the two sides' first kept entries, once it has seen both; the last entry when
+        nothing follows it or when a side keeps nothing; ``None`` for an empty store.
+
+        The walk visits *values*, not keys: ``ListValueStore#all`` yields each value of a key's list as
+        its own entry, so when the later first kept key holds two values (or its slot holds two keys) the
+        walk stops at the same ts (spec SS-24; scenario ``stale-min-time-counts-each-held-value``)."""
         right, left = self.slots
         if right_count == len(right) or left_count == len(left):
             return self._last_ts()
         later = max(right[right_count], left[left_count])
-        if len(self.at[later]) > 1:
-            return later >> 1  # the next key at the same slot
+        bucket = self.at[later]
+        if len(bucket) > 1 or len(next(iter(bucket.values()))) > 1:
+            return later >> 1  # the next value of that key, or the next key at the same slot
         following = []  # the first slot after ``later`` on each side (slots of the two sides never tie)
         for slots in self.slots:
             index = bisect_right(slots, later)

@@ -85,13 +85,15 @@ class _WalkedOuterStore:
         visited = None
         open_sides: set[int] = set()
         for store_key in sorted(self.lists):
-            visited = store_key[0]
-            if len(open_sides) == 2:
-                break
-            if self._closed(store_key[0], store_key[1]):
+            closed = self._closed(store_key[0], store_key[1])
+            for _value in self.lists[store_key][1]:  # ListValueStore#all: one entry per value
+                visited = store_key[0]
+                if len(open_sides) == 2:
+                    return visited
+                if not closed:
+                    open_sides.add(store_key[1])
+            if closed:
                 self._emit(store_key, cause, outputs)
-            else:
-                open_sides.add(store_key[1])
         return visited
 
     def _emit(self, store_key: _StoreKey, cause: int, outputs: list[Output]) -> None:

@@ -102,9 +102,11 @@ def spark() -> SparkSession:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that needs Spark (it uses the ``spark`` fixture or runs in the Spark group), so that
-    ``-m "not spark"`` is the fast tier."""
+    """Mark every test that needs Spark (it uses the ``spark`` fixture or runs in a Spark group: ``spark``,
+    ``spark-streaming``, ``spark-cluster``), so that ``-m "not spark"`` is the fast tier."""
     for item in items:
-        grouped = any(mark.args == ("spark",) for mark in item.iter_markers("xdist_group"))
+        grouped = any(
+            str(mark.args[0]).startswith("spark") for mark in item.iter_markers("xdist_group") if mark.args
+        )
         if grouped or "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)

@@ -14,7 +14,7 @@ import pytest
 
 from support.cluster import standalone_cluster
 
-pytestmark = pytest.mark.xdist_group("spark")
+pytestmark = pytest.mark.xdist_group("spark-cluster")  # its own JVMs (master, worker, kjoin)
 
 KJOIN = [sys.executable, "-m", "kjoin.conformance"]
 JOIN = [

@@ -21,7 +21,6 @@ from pyspark.sql.window import WindowSpec
 from kjoin.oracle.behaviour import behaviour_for, flag_names
 
 __all__ = [
-    "EMISSION_COLUMNS",
     "RESULT_COLUMNS",
     "attach_behaviour",
     "by_scenario",
@@ -33,9 +32,6 @@ __all__ = [
 
 RESULT_COLUMNS = ["scenario_id", "key", "left", "right", "tombstone", "ts", "idx", "seq"]
 """The protocol's OUTPUT_SCHEMA columns plus the optional ``idx`` and ``seq``."""
-
-EMISSION_COLUMNS = ["scenario_id", "key", "left", "right", "tombstone", "ts", "idx", "_o1", "_o2", "_o3"]
-"""What a join module returns: outputs plus the order columns that ``number`` turns into ``seq``."""
 
 
 def attach_behaviour(spark: SparkSession, specs: DataFrame, pairs: set[tuple[str, bool]]) -> DataFrame:

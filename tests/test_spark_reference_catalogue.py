@@ -35,3 +35,28 @@ def test_spark_reference_agrees_with_the_oracle_on_the_whole_catalogue(spark: Sp
     assert not failing, f"{len(failing)} failing cases ({dict(counts)}):\n\n{shown}"
     assert counts["pass"] > 2000, counts
     assert len(harness.batches) == 4 and all(call.status == "ok" for call in harness.batches)
+
+
+ONE_SIDE_VERSIONED = [
+    "table_table/versioned-left-only-drops-its-out-of-order-update.toml",
+    "table_table/kip914-mixed-right-versioned.toml",
+    "foreign_key/versioned-left-drops-out-of-order-update.toml",
+    "foreign_key/versioned-right-drops-out-of-order-update.toml",
+]
+"""Scenario files whose versioned tables are on one side only."""
+
+
+@pytest.mark.parametrize("name", ONE_SIDE_VERSIONED)
+def test_a_batch_with_one_versioned_side_takes_the_versioned_path(spark: SparkSession, name: str) -> None:
+    """Each file alone is the whole batch of its join kind (as ``kjoin run FILE`` makes it): spark-reference's
+    fast path for batches without versioned tables must not take it (``with_latest_flag``'s guard reads each
+    side's flag; a guard that wanted both sides versioned passed the catalogue as one batch)."""
+    from kjoin.scenarios import CATALOGUE_ROOT
+
+    loaded = load_cases([CATALOGUE_ROOT / name])
+    assert loaded.errors == () and loaded.cases
+    assert any(case.spec.versioned is not None for case in loaded.cases)
+    outcomes = HarnessRun(load_candidate("spark-reference"), lambda: spark).outcomes(loaded.cases)
+    failing = [outcome for outcome in outcomes if outcome.failing]
+    assert not failing, "\n\n".join(render_outcome(outcome) for outcome in failing[:3])
+    assert any(outcome.status == "pass" for outcome in outcomes)

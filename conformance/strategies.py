@@ -30,6 +30,7 @@ from kjoin.oracle.records import (
     Versioning,
     Window,
 )
+from kjoin.oracle.window_store import segment_interval
 
 __all__ = [
     "JOIN_VARIANTS",
@@ -239,9 +240,6 @@ _ONE_IN_THREE = st.integers(min_value=0, max_value=2).map(lambda n: n == 2)
 """True for 1 of the 3 values; shrinks towards 0 = ``False``."""
 
 _WINDOW_APIS = ("time-difference", "legacy-of", "legacy-of-grace")
-
-_MIN_SEGMENT_MS = 60_000
-"""RocksDB's smallest segment interval; segments are ``max(retention / 2, 60 s)`` long (spec SS-8)."""
 
 
 def ts_offsets(*, max_step: int = 3, max_back: int = 5, max_jump: int = 30) -> st.SearchStrategy[int]:
@@ -627,7 +625,7 @@ def store_expiry_scenarios(
 def _segment_grid(window: Window) -> st.SearchStrategy[int]:
     """Timestamps on the first four segment boundaries of a window over a day wide (whose retention is the
     window itself), exactly or 1 ms either side. Shrinks towards ``0``."""
-    interval = max((window.before + window.after) // 2, _MIN_SEGMENT_MS)
+    interval = segment_interval(window.before + window.after)
     return st.builds(
         lambda count, nudge: count * interval + nudge,
         st.integers(min_value=0, max_value=3),
@@ -664,7 +662,7 @@ def _expiry_episode(window: Window, side_keys: st.SearchStrategy[Key]) -> st.Sea
     else:
         graces = {window.grace}
     retentions = {size + grace for grace in graces}
-    intervals = {max(retention // 2, _MIN_SEGMENT_MS) for retention in retentions}
+    intervals = {segment_interval(retention) for retention in retentions}
     landmarks = sorted(
         retentions
         | {window.after + grace for grace in graces}

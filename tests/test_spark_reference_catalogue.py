@@ -17,6 +17,7 @@ from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import load_candidate
+from kjoin.scenarios import CATALOGUE_ROOT
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -51,8 +52,6 @@ def test_a_batch_with_one_versioned_side_takes_the_versioned_path(spark: SparkSe
     """Each file alone is the whole batch of its join kind (as ``kjoin run FILE`` makes it): spark-reference's
     fast path for batches without versioned tables must not take it (``with_latest_flag``'s guard reads each
     side's flag; a guard that wanted both sides versioned passed the catalogue as one batch)."""
-    from kjoin.scenarios import CATALOGUE_ROOT
-
     loaded = load_cases([CATALOGUE_ROOT / name])
     assert loaded.errors == () and loaded.cases
     assert any(case.spec.versioned is not None for case in loaded.cases)

@@ -5,7 +5,7 @@ outputs, or a refusal where the era answers): so a candidate that got that one r
 that keeps three RocksDB segments, or applies 3.0's legacy grace on 2.8) fails on it. A set of scenarios
 reaches an era when it reaches every flag in force there (``oracle.behaviour.flags_in_force``: not a
 capability the era lacks, not a flag its other flags leave unread). ``kjoin fuzz``'s profiles are sized
-so that the ``ci`` profile reaches every claimed era (``tests/test_generation_reach.py``); ``nox -s reach``
+so that the ``ci`` profile reaches every claimed era (``tests/test_flag_reach.py``); ``nox -s reach``
 prints the whole table, catalogue beside generation.
 """
 

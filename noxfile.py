@@ -7,7 +7,8 @@
 * ``bench``, ``bench_harness``, ``bench_differential``: throughput benchmarks (arguments go to the script);
   ``bench_kafka``: the oracle against Kafka Streams' TopologyTestDriver on the same workload;
 * ``verify_kafka``: the oracle against real Kafka Streams for every line from 2.4 to the newest, written to
-  docs/kafka-matrix.md.
+  docs/kafka-matrix.md;
+* ``stateful``: the Structured Streaming candidate over the whole catalogue, then fuzzed.
 
 Sessions run in the environment nox itself runs from (no new virtualenv per session: the dependencies
 include PySpark, and a second copy would cost minutes and hundreds of megabytes). Run nox from the project's
@@ -172,3 +173,17 @@ def reach(session: nox.Session) -> None:
     _ensure_installed(session)
     args = session.posargs or ["--markdown", str(ROOT / "docs" / "reach-report.md")]
     session.run(sys.executable, str(ROOT / "tools" / "reach.py"), *args, external=True)
+
+
+@nox.session
+def stateful(session: nox.Session) -> None:
+    """The ``spark-stateful`` candidate (Structured Streaming, docs/stateful.md) over the whole catalogue,
+    golden traces included, with its HTML report in ``stateful-report/``; then ``kjoin fuzz`` against the
+    oracle as 3.9 and 4.3 (arguments go to ``kjoin run``)."""
+    _ensure_installed(session)
+    kjoin = str(BIN / "kjoin")
+    args = session.posargs or ["--report", str(ROOT / "stateful-report")]
+    session.run(kjoin, "run", "--candidate", "spark-stateful", *args, external=True)
+    for version in ("3.9", "4.3"):
+        session.run(kjoin, "fuzz", "--candidate", "spark-stateful", "--kafka", version, "--examples", "300",
+                    external=True)  # fmt: skip

@@ -1,0 +1,16 @@
+"""``spark-stateful``: Kafka Streams joins as a Structured Streaming job on Spark's arbitrary stateful API.
+
+A port a team can copy (docs/stateful.md explains it as a blueprint): one ``transformWithStateInPandas``
+operator grouped by Kafka *task* (here: one scenario), whose state variables are the task's state stores as
+Kafka keeps them, and whose ``handleInputRows`` runs Kafka's join processors record by record.
+
+* ``state``: the state variables (Spark ``ValueState``/``MapState``) and the working copy a micro-batch reads
+  and writes back;
+* ``stream_stream``: the windowed join, its two window stores, the outer store and the emission pass;
+* ``tables``: the stream-table and table-table joins over key-value tables;
+* ``processor``: the ``StatefulProcessor`` that loads a task's state, runs its records and stores it;
+* ``query``: the streaming query the candidate starts, one per join kind.
+
+Independent of the oracle: written from Kafka Streams' processors (3.8+ semantics), it imports nothing from
+``kjoin.oracle``.
+"""

@@ -1,7 +1,8 @@
 """Mutation testing of the bundled ``spark-reference``: how many realistic one-line mistakes are caught?
 
     python tools/mutation.py [--modules stream_stream outer_store ...] [--sample N] [--seed S]
-                             [--fuzz] [--list] [--markdown FILE] [--spark-master URL]
+                             [--only MODULE:LINE[:CHANGE] ...] [--fuzz] [--list] [--markdown FILE]
+                             [--spark-master URL]
 
 Each mutant is one small change of one module of ``conformance/candidates/reference`` made by the project's
 own operators over the Python source (the Spark expressions are built from Python operators, so a flipped
@@ -27,6 +28,8 @@ The report lists, per module, the mutants, how many the catalogue and the fuzzer
 every survivor with its change, so it can be killed by a new scenario or shown equivalent: survivors
 listed in ``tools/mutation-equivalents.toml`` (by module and change, with the reason) count as equivalent.
 The nox session ``mutation`` runs it; it is not part of CI (one mutant costs about a catalogue run).
+``--only foreign_key:51`` checks just the mutants of one line (``--only 'stream_table:44:| -> &'`` one change
+there, as ``--list`` and the report print it), e.g. to show that a new scenario kills a survivor.
 """
 
 from __future__ import annotations
@@ -254,6 +257,29 @@ def mutations(modules: Sequence[str]) -> list[Mutation]:
     return found
 
 
+def only(points: Sequence[tuple[int, Mutation]], wanted: Sequence[str]) -> list[tuple[int, Mutation]]:
+    """The numbered ``points`` that ``wanted`` selects: each item is ``MODULE:LINE`` (every mutant of that
+    line) or ``MODULE:LINE:CHANGE`` (the one whose change, as ``--list`` prints it, is ``CHANGE``). An item
+    that selects nothing is an error (``ValueError``), as lines move when the reference changes."""
+    chosen: dict[int, Mutation] = {}
+    for item in wanted:
+        module, _, rest = item.partition(":")
+        line, _, change = rest.partition(":")
+        if not line.strip().isdigit():
+            raise ValueError(f"--only {item!r}: expected MODULE:LINE or MODULE:LINE:CHANGE")
+        found = [
+            (number, mutation)
+            for number, mutation in points
+            if mutation.module == module.strip()
+            and mutation.line == int(line)
+            and (not change.strip() or mutation.change == change.strip())
+        ]
+        if not found:
+            raise ValueError(f"--only {item!r}: no such mutation point (see --list)")
+        chosen.update(found)
+    return sorted(chosen.items())
+
+
 def write_mutant(folder: Path, number: int, mutation: Mutation) -> str:
     """Write the reference with ``mutation`` applied as package ``kjoin_mutant_<number>``; its name."""
     name = f"kjoin_mutant_{number:04d}"
@@ -385,17 +411,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--modules", nargs="+", choices=sorted(SERVES), default=sorted(SERVES))
     parser.add_argument("--sample", type=int, help="check a random sample of this many mutants")
     parser.add_argument("--seed", type=int, default=20241124)
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="MODULE:LINE[:CHANGE]",
+        help="check only the mutants of this line (or this one change there); repeatable",
+    )
     parser.add_argument("--fuzz", action="store_true", help="fuzz the catalogue's survivors (ci profile)")
     parser.add_argument("--list", action="store_true", help="list the mutation points and stop")
     parser.add_argument("--markdown", type=Path, help="also write the report here")
     parser.add_argument("--spark-master", default=os.environ.get("KJOIN_SPARK_MASTER", "local[2]"))
     args = parser.parse_args(argv)
     points = list(enumerate(mutations(args.modules), start=1))
+    try:
+        eligible = only(points, args.only) if args.only else points
+    except ValueError as error:
+        parser.error(str(error))
     if args.list:
-        for number, mutation in points:
+        for number, mutation in eligible:
             print(f"{number:4d} {mutation.module}.py:{mutation.line} [{mutation.operator}] {mutation.change}")
         return 0
-    chosen = sorted(random.Random(args.seed).sample(points, args.sample)) if args.sample else points
+    chosen = sorted(random.Random(args.seed).sample(eligible, args.sample)) if args.sample else eligible
     folder = Path(tempfile.mkdtemp(prefix="kjoin-mutants-"))
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
     sys.path.insert(0, str(folder))

@@ -2,10 +2,11 @@
 
 The blueprint for a port (docs/stateful.md): ``transformWithStateInPandas`` grouped by Kafka task, the
 task's state stores as Spark state variables, Kafka's join processors in ``handleInputRows``, fed one
-processing step per micro-batch. It implements Kafka Streams 3.8+ (3.8 to 4.x join the same way for these
-join kinds) with in-memory and RocksDB stores, and the intended 3.8+ emission pass as well as the shipped
-one. Not yet ported: foreign-key joins, versioned tables and KIP-923 stream-table grace (reported as not
-claimed) and earlier eras.
+processing step per micro-batch. It implements the stream-stream, stream-table, table-table and
+foreign-key (KIP-213) joins of every era of Kafka Streams from 3.1 (spurious-free left/outer joins) to the
+newest, with in-memory and RocksDB stores, versioned tables (KIP-914), stream-table grace (KIP-923), and
+the intended runs (bug flags off) as well as the shipped ones. Not yet ported, and reported as not
+claimed: eras before 3.1.
 """
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ if TYPE_CHECKING:
 
 __all__ = ["CLAIM", "SparkStateful", "candidate"]
 
+ERAS = ("3.1", "3.4", "3.5", "3.6", "3.7", "3.9", "3.9.1", "4.0.0", "4.3")
+"""One version per era of ``oracle.behaviour`` from 3.1 (spurious-free joins) to the newest."""
+
 CLAIM = Claim(
-    joins=frozenset({"stream-stream", "stream-table", "table-table"}),
+    joins=frozenset({"stream-stream", "stream-table", "table-table", "fk"}),
     variants=frozenset({"inner", "left", "outer"}),
-    kafka=("3.9",),
+    kafka=ERAS,
     stores=frozenset({"memory", "rocksdb"}),
-    versioned=False,
-    stream_table_grace=False,
+    versioned=True,
+    stream_table_grace=True,
 )
 
 

@@ -7,10 +7,13 @@ Kafka keeps them, and whose ``handleInputRows`` runs Kafka's join processors rec
 * ``state``: the state variables (Spark ``ValueState``/``MapState``) and the working copy a micro-batch reads
   and writes back;
 * ``stream_stream``: the windowed join, its two window stores, the outer store and the emission pass;
-* ``tables``: the stream-table and table-table joins over key-value tables;
+* ``tables``: the stream-table and table-table joins (and KIP-923's stream buffer);
+* ``versioned``: the tables behind them, plain or versioned (KIP-914);
+* ``foreign_key``: the foreign-key table join (KIP-213): subscriptions, responses and the hash check;
 * ``processor``: the ``StatefulProcessor`` that loads a task's state, runs its records and stores it;
 * ``query``: the streaming query the candidate starts, one per join kind.
 
-Independent of the oracle: written from Kafka Streams' processors (3.8+ semantics), it imports nothing from
-``kjoin.oracle``.
+Independent of the oracle: written from Kafka Streams' processors and the project's specification
+(docs/semantics/), it reads only the era table's behaviour flags from ``kjoin.oracle.behaviour`` (which
+era does what), never the oracle's join code.
 """

@@ -15,9 +15,12 @@ from typing import Any, Protocol
 import pandas as pd
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
+from kjoin.conformance.candidates.stateful.foreign_key import ForeignKeyJoinTask
 from kjoin.conformance.candidates.stateful.state import CLOCK_SCHEMA, StoreView, load_clock, store_clock
 from kjoin.conformance.candidates.stateful.stream_stream import StreamStreamTask, WindowSpec
 from kjoin.conformance.candidates.stateful.tables import StreamTableTask, TableTableTask
+from kjoin.conformance.candidates.stateful.versioned import PlainTable, VersionedTable
+from kjoin.oracle.behaviour import behaviour_for
 
 __all__ = ["OUTPUT_COLUMNS", "OUTPUT_DDL", "JoinTask", "KafkaTaskProcessor"]
 
@@ -30,6 +33,9 @@ OUTPUT_COLUMNS = [field.split()[0] for field in OUTPUT_DDL.split(", ")]
 WINDOW_STORE_KEY = "key string, ts long, seq long"
 HELD_KEY = "ts long, side int, key string, seq long"
 TABLE_KEY = "key string"
+VERSION_KEY = "key string, from_ts long"
+BUFFER_KEY = "ts long, key string, seq long"
+SUBSCRIPTION_KEY = "fk string, pk string"
 
 
 def _window_key(key: tuple[Any, ...]) -> tuple[str, int, int]:
@@ -62,8 +68,25 @@ class KafkaTaskProcessor(StatefulProcessor):
             self.right_window = handle.getMapState("right_window", WINDOW_STORE_KEY, "value string")
             self.held = handle.getMapState("outer_store", HELD_KEY, "value string")
         else:
-            self.left_table = handle.getMapState("left_table", TABLE_KEY, "value string, ts long")
-            self.right_table = handle.getMapState("right_table", TABLE_KEY, "value string, ts long")
+            for side in ("left", "right"):
+                setattr(
+                    self,
+                    f"{side}_table",
+                    handle.getMapState(f"{side}_table", TABLE_KEY, "value string, ts long"),
+                )
+                setattr(
+                    self,
+                    f"{side}_versions",
+                    handle.getMapState(f"{side}_versions", VERSION_KEY, "value string"),
+                )
+                setattr(
+                    self,
+                    f"{side}_version_end",
+                    handle.getMapState(f"{side}_version_end", TABLE_KEY, "end long"),
+                )
+            self.grace_buffer = handle.getMapState("grace_buffer", BUFFER_KEY, "value string")
+        if self.join == "fk":
+            self.subscriptions = handle.getMapState("subscriptions", SUBSCRIPTION_KEY, "hash string, ts long")
 
     def handleInputRows(self, key: Any, rows: Iterator[Any], timerValues: Any) -> Iterator[pd.DataFrame]:
         """Run this batch's records of one task through the join; yield what it forwards."""
@@ -92,6 +115,7 @@ class KafkaTaskProcessor(StatefulProcessor):
         """The task's stores for this batch and the join that runs over them (``spec``: a record's row,
         which carries its scenario's configuration)."""
         variant = str(spec["variant"])
+        era = behaviour_for(str(spec["kafka"]), intended=bool(spec["intended"]))
         if self.join == "stream-stream":
             window = WindowSpec(
                 variant=variant,
@@ -100,14 +124,51 @@ class KafkaTaskProcessor(StatefulProcessor):
                 grace=None if spec["grace"] is None else int(spec["grace"]),
                 legacy=bool(spec["legacy"]),
                 stores=str(spec["stores"]),
-                intended=bool(spec["intended"]),
+                era=era,
             )
-            left = StoreView(self.left_window, _window_key)
-            right = StoreView(self.right_window, _window_key)
+            stores = [StoreView(self.left_window, _window_key), StoreView(self.right_window, _window_key)]
             held = StoreView(self.held, _held_key)
-            return [left, right, held], StreamStreamTask(window, clock, left, right, held)
+            return [*stores, held], StreamStreamTask(window, clock, stores[0], stores[1], held)
         if self.join == "stream-table":
-            table = StoreView(self.right_table)
-            return [table], StreamTableTask(variant, table)
-        left, right = StoreView(self.left_table), StoreView(self.right_table)
-        return [left, right], TableTableTask(variant, left, right)
+            views, table = self._table("right", spec, clock)
+            grace = None if spec["grace"] is None else int(spec["grace"])
+            buffer = StoreView(self.grace_buffer, _buffer_key)
+            forwards_null_keys = bool(era.left_joins_forward_null_keys)
+            task = StreamTableTask(variant, table, grace, buffer, clock, forwards_null_keys)
+            return [*views, buffer], task
+        if self.join == "fk":
+            return self._foreign_key(variant, spec, clock, era)
+        left_views, left = self._table("left", spec, clock)
+        right_views, right = self._table("right", spec, clock)
+        return [*left_views, *right_views], TableTableTask(variant, left, right)
+
+    def _foreign_key(
+        self, variant: str, spec: dict[str, Any], clock: dict[str, Any], era: Any
+    ) -> tuple[list[StoreView], JoinTask]:
+        """An FK join's two tables, its subscription store, and the join over them."""
+        lhs_views, lhs = self._table("left", spec, clock)
+        rhs_views, rhs = self._table("right", spec, clock)
+        subscriptions = StoreView(self.subscriptions)
+        fk_join = ForeignKeyJoinTask(variant, str(spec["fk_extractor"]), lhs, rhs, subscriptions, era)
+        return [*lhs_views, *rhs_views, subscriptions], fk_join
+
+    def _table(
+        self, side: str, spec: dict[str, Any], clock: dict[str, Any]
+    ) -> tuple[list[StoreView], PlainTable]:
+        """One table side's stores and the table over them: versioned if the scenario says so."""
+        current = StoreView(getattr(self, f"{side}_table"))
+        if not spec[f"{side}_versioned"]:
+            return [current], PlainTable(current)
+        versions = StoreView(getattr(self, f"{side}_versions"), _version_key)
+        ends = StoreView(getattr(self, f"{side}_version_end"))
+        history = int(spec["history_ms"])
+        table = VersionedTable(current, versions, ends, history, clock, f"{side}_observed")
+        return [current, versions, ends], table
+
+
+def _version_key(key: tuple[Any, ...]) -> tuple[str, int]:
+    return (str(key[0]), int(key[1]))
+
+
+def _buffer_key(key: tuple[Any, ...]) -> tuple[int, str, int]:
+    return (int(key[0]), str(key[1]), int(key[2]))

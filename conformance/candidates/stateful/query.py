@@ -19,14 +19,28 @@ from kjoin.conformance.candidates.stateful.processor import OUTPUT_DDL, KafkaTas
 from kjoin.conformance.streaming.feed import STEP_SCHEMA, stepped_stream_of_rows
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.streaming.query import StreamingQuery
 
 __all__ = ["SPEC_COLUMNS", "run_join_query"]
 
-SPEC_COLUMNS = ("variant", "before", "after", "grace", "legacy", "stores", "intended")
-_SPEC_DDL = (", variant string, before long, after long, grace long, legacy boolean, stores string, "
-             "intended boolean")  # fmt: skip
+_SPEC_TYPES = {
+    "kafka": "string",
+    "variant": "string",
+    "before": "long",
+    "after": "long",
+    "grace": "long",
+    "legacy": "boolean",
+    "stores": "string",
+    "intended": "boolean",
+    "left_versioned": "boolean",
+    "right_versioned": "boolean",
+    "history_ms": "long",
+    "fk_extractor": "string",
+}
+SPEC_COLUMNS = tuple(_SPEC_TYPES)
+"""The scenario's configuration, carried by each of its input rows."""
+_SPEC_DDL = "".join(f", {name} {kind}" for name, kind in _SPEC_TYPES.items())
 
 PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -43,22 +57,25 @@ _queries = itertools.count()
 @contextmanager
 def _rocksdb_state(spark: SparkSession) -> Iterator[None]:
     """Start queries with the RocksDB state store provider, then restore the session's setting."""
-    previous = {name: spark.conf.get(name, None) for name in QUERY_CONF}
+    previous: dict[str, str | None] = {name: spark.conf.get(name, None) for name in QUERY_CONF}
     for name, value in QUERY_CONF.items():
         spark.conf.set(name, value)
     try:
         yield
     finally:
-        for name, value in previous.items():
-            if value is None:
+        for name, setting in previous.items():
+            if setting is None:
                 spark.conf.unset(name)
             else:
-                spark.conf.set(name, value)
+                spark.conf.set(name, setting)
 
 
-def run_join_query(spark: SparkSession, join: str, rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+def run_join_query(
+    spark: SparkSession, join: str, rows: Sequence[tuple[Any, ...]], checkpoint: str | None = None
+) -> list[tuple[Any, ...]]:
     """Run one join kind's records (``STEP_COLUMNS`` + ``SPEC_COLUMNS`` tuples) to completion; the rows
-    the sink received (``OUTPUT_DDL``)."""
+    the sink received (``OUTPUT_DDL``). With a ``checkpoint`` directory a query resumes where the last one
+    on it stopped: its state and the next processing step come from the checkpoint."""
     stream = stepped_stream_of_rows(spark, rows, (), STEP_SCHEMA + _SPEC_DDL)
     output = stream.groupBy("scenario_id").transformWithStateInPandas(
         statefulProcessor=KafkaTaskProcessor(join),
@@ -66,6 +83,8 @@ def run_join_query(spark: SparkSession, join: str, rows: Sequence[tuple[Any, ...
         outputMode="Append",
         timeMode="None",
     )
+    if checkpoint is not None:
+        return _run_resumable(spark, output, checkpoint)
     name = f"kjoin_stateful_{next(_queries)}"
     query: StreamingQuery | None = None
     try:
@@ -77,3 +96,23 @@ def run_join_query(spark: SparkSession, join: str, rows: Sequence[tuple[Any, ...
         if query is not None:
             query.stop()
         spark.catalog.dropTempView(name)
+
+
+def _run_resumable(spark: SparkSession, output: DataFrame, checkpoint: str) -> list[tuple[Any, ...]]:
+    """Run to completion on a checkpoint (the memory sink cannot recover from one: ``foreachBatch`` can);
+    the rows this run's micro-batches emitted."""
+    received: list[tuple[Any, ...]] = []
+
+    def collect(batch: DataFrame, _batch_id: int) -> None:
+        received.extend(tuple(row) for row in batch.collect())
+
+    query: StreamingQuery | None = None
+    try:
+        with _rocksdb_state(spark):
+            writer = output.writeStream.foreachBatch(collect).option("checkpointLocation", checkpoint)
+            query = writer.outputMode("append").start()
+        query.processAllAvailable()
+        return received
+    finally:
+        if query is not None:
+            query.stop()

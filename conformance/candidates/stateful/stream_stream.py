@@ -1,4 +1,4 @@
-"""KStream-KStream windowed join of one Kafka task, as Kafka Streams 3.8+ runs it.
+"""KStream-KStream windowed join of one Kafka task, as Kafka Streams 3.1+ runs it.
 
 Topology: each side's record goes to that side's join processor, which probes the *other* side's window
 store, and is then put into its own side's window store (``KStreamJoinWindow``). The left processor looks
@@ -39,7 +39,8 @@ Emit = tuple[Any, Any, Any, int]
 
 @dataclass(frozen=True)
 class WindowSpec:
-    """One scenario's join: variant, window, store kind, and whether Kafka's shipped bug is kept."""
+    """One scenario's join: variant, window, store kind and the era's behaviour (flags of the era table in
+    ``oracle.behaviour``, named as there; the intended run has the bug flags off)."""
 
     variant: str
     before: int
@@ -47,7 +48,8 @@ class WindowSpec:
     grace: int | None
     legacy: bool
     stores: str
-    intended: bool
+    era: Any
+    """The scenario's ``Behaviour``: only its flags are read."""
 
     @property
     def retention(self) -> int:
@@ -60,7 +62,16 @@ class WindowSpec:
     @property
     def spurious_free(self) -> bool:
         """Held non-joined records (3.1+): left/outer joins over ``ofTimeDifference*`` windows."""
-        return self.variant in ("left", "outer") and self.grace is not None and not self.legacy
+        held = self.variant in ("left", "outer") and self.grace is not None and not self.legacy
+        return held and bool(self.era.has_spurious_free_outer_joins)
+
+    def live_from(self, observed: int) -> int:
+        """The smallest timestamp a fetch can still return, given the store's observed time: exact for
+        in-memory stores and RocksDB 3.4+, else whole segments of ``max(retention / 2, 60 s)`` expire."""
+        if self.stores == "memory" or self.era.rocksdb_window_expiry_is_exact:
+            return observed - self.retention + 1
+        interval = max(self.retention // 2, 60_000)
+        return max(observed - self.retention, 0) // interval * interval
 
 
 class _Side:
@@ -96,16 +107,17 @@ class StreamStreamTask:
     def process(self, side_name: str, key: str | None, value: str | None, ts: int) -> list[Emit]:
         """The results one input record forwards, in order."""
         side = self.sides[LEFT if side_name == "left" else RIGHT]
-        clock = self.clock
-        clock["stream_time"] = max(clock["stream_time"], ts)  # the shared tracker moves before any check
+        clock, era = self.clock, self.spec.era
         out: list[Emit] = []
-        if key is None:
-            if side.outer and value is not None:  # KIP-962: a null key is forwarded, not joined
-                out.append(_pair(side, None, value, None, ts))
+        if key is None or value is None:
+            if era.null_records_advance_stream_time:  # 3.7+: the shared tracker moves before any check
+                clock["stream_time"] = max(clock["stream_time"], ts)
+            if key is None and side.outer and value is not None and era.left_joins_forward_null_keys:
+                out.append(_pair(side, None, value, None, ts))  # KIP-962: forwarded, not joined
+            elif key is not None:  # dropped by the processor, but the window store still sees the put
+                self._put(side.side, key, None, ts)
             return out
-        if value is None:  # dropped by the processor, but the window store still sees the put
-            self._put(side.side, key, None, ts)
-            return out
+        clock["stream_time"] = max(clock["stream_time"], ts)
         if self.held is not None and ts == clock["stream_time"]:
             out.extend(self._emit_closed(side))
         other = RIGHT if side.is_left else LEFT
@@ -128,15 +140,15 @@ class StreamStreamTask:
         return int(self.clock["left_observed" if side == LEFT else "right_observed"])
 
     def _live_from(self, side: int) -> int:
-        """The smallest timestamp a fetch can still return."""
-        return self._observed(side) - self.spec.retention + 1
+        """The smallest timestamp a fetch of ``side``'s store can still return."""
+        return self.spec.live_from(self._observed(side))
 
     def _put(self, side: int, key: str, value: str | None, ts: int) -> None:
         """``WindowStore#put`` with retained duplicates: a new entry per put, unless already expired."""
         name = "left_observed" if side == LEFT else "right_observed"
         if value is None:
-            if self.spec.stores == "memory":  # RocksDB join stores skip null values (KAFKA-9921)
-                self.clock[name] = max(self.clock[name], ts)
+            if self.spec.stores == "memory" or not self.spec.era.rocksdb_join_stores_skip_null_values:
+                self.clock[name] = max(self.clock[name], ts)  # RocksDB skips them since KAFKA-9921
             return
         self.clock[name] = max(self.clock[name], ts)
         if ts < self._live_from(side):
@@ -187,10 +199,12 @@ class StreamStreamTask:
         assert self.held is not None and self.spec.grace is not None
         clock, stream_time = self.clock, self.clock["stream_time"]
         held = sorted(self.held, key=lambda k: (k[0], k[1], k[2].encode("utf-8"), k[3]))
-        if self.spec.intended:  # as designed: emit every closed record, whichever processor runs the pass
-            closed = [k for k in held if k[0] + self._closes_at(k[1]) < stream_time]
-            return self._emit(closed)
         min_time = clock["min_time"]
+        if not self.spec.era.outer_join_closes_each_side_by_its_own_bound:
+            return self._emit_closed_before_3_8(processor, held)
+        if not self.spec.era.outer_join_min_time_is_last_visited:
+            # as designed (3.8+, KAFKA-15417): every closed record goes, whichever processor runs the pass
+            return self._emit([k for k in held if k[0] + self._closes_at(k[1]) < stream_time])
         if min_time is None or min_time + processor.join_after + self.spec.grace >= stream_time:
             return []
         # As shipped (3.8+): walk the store in order, emit closed records, step over open ones, stop once
@@ -205,6 +219,25 @@ class StreamStreamTask:
             if entry[0] + self._closes_at(entry[1]) >= stream_time:
                 open_sides.add(entry[1])
                 continue
+            emitted.append(entry)
+        return self._emit(emitted)
+
+    def _emit_closed_before_3_8(self, processor: _Side, held: list[tuple[Any, ...]]) -> list[Emit]:
+        """3.1-3.7: skip while ``minTime >= streamTime - lookBack - grace`` (``lookBack``: ``before`` for the
+        left processor, ``after`` for the right one); else emit in store order until the first record with
+        ``ts + joinAfter + grace >= streamTime`` (the running processor's ``joinAfter`` for both sides),
+        where ``minTime`` stops (at the last record when all go)."""
+        assert self.spec.grace is not None
+        clock, stream_time, grace = self.clock, self.clock["stream_time"], self.spec.grace
+        look_back = processor.join_before
+        if clock["min_time"] is None or clock["min_time"] >= stream_time - look_back - grace:
+            return []
+        clock["min_time"] = None
+        emitted = []
+        for entry in held:
+            clock["min_time"] = entry[0]
+            if entry[0] + processor.join_after + grace >= stream_time:
+                break
             emitted.append(entry)
         return self._emit(emitted)
 

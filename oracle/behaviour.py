@@ -276,7 +276,7 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
 ERAS: dict[tuple[int, ...], Behaviour] = _eras()
 """First version of each era -> its behaviour. A version belongs to the latest era not after it."""
 
-NEWEST_KNOWN = (4, 3)
+NEWEST_KNOWN = (4, 4)
 """Versions after this minor line are refused: their semantics have not been checked against real Kafka
 (``kjoin verify``) and its source."""
 

@@ -1,7 +1,8 @@
 """Developer sessions. ``nox`` runs ``lint``, ``typecheck`` and ``tests`` by default.
 
 * ``tests``: the README's test command (the project's own tests, Spark included); ``fast``: the tier
-  without Spark or Kafka (about a minute);
+  without Spark or Kafka (about a minute); ``heavy``: the heavy variants of a few tests (benchmark sizes,
+  more seeds) that the README's command runs smaller;
 * ``lint``: ``ruff check`` and ``ruff format --check``; ``typecheck``: mypy (strict) over the installed
   ``kjoin`` package;
 * ``bench``, ``bench_harness``, ``bench_differential``: throughput benchmarks (arguments go to the script);
@@ -154,6 +155,23 @@ def bench_scale(session: nox.Session) -> None:
     _ensure_installed(session)
     args = session.posargs or ["--chart", str(ROOT / "docs" / "images" / "scale.svg")]
     session.run(sys.executable, "-m", "benchmarks.scale", *args, external=True)
+
+
+HEAVY_TESTS = ("tests/test_scale_cluster.py", "tests/test_scale.py", "tests/test_faults_run.py")
+"""The test files with a heavy variant (``$KJOIN_HEAVY_TESTS=1``, tests/support/tiers.py)."""
+
+
+@nox.session
+def heavy(session: nox.Session) -> None:
+    """The heavy variants of the tests the README's command runs smaller (docs/testing.md, "Test tiers"):
+    ``kjoin scale``/``replay`` on the standalone cluster at 200,000 records (20,000 in the suite), the local
+    scale tests at 20,000 (10,000), a third interruption moment of ``kjoin run`` (extra arguments go to
+    pytest)."""
+    _ensure_installed(session)
+    session.run(
+        str(BIN / "pytest"), *HEAVY_TESTS, "-n", "2", "--dist", "loadgroup", *session.posargs,
+        env={"KJOIN_HEAVY_TESTS": "1"}, external=True,
+    )  # fmt: skip
 
 
 @nox.session

@@ -101,12 +101,40 @@ def spark() -> SparkSession:
     return start_session("local[2]")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that needs Spark (it uses the ``spark`` fixture or runs in a Spark group: ``spark``,
-    ``spark-streaming``, ``spark-cluster``), so that ``-m "not spark"`` is the fast tier."""
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook (see _restore_xdist_groups)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that needs Spark (it uses the ``spark`` fixture or runs in a Spark group: any
+    ``xdist_group`` whose name starts with ``spark``), so that ``-m "not spark"`` is the fast tier.
+
+    The Spark groups (``--dist loadgroup`` runs each group whole on one worker, the biggest first, and
+    every group on a worker shares that worker's SparkSession): ``spark`` (spark-reference: golden traces,
+    the whole catalogue, generated scenarios), ``spark-fuzz`` (planted bugs), ``spark-faults`` (faulty
+    candidates, ``kjoin run`` under faults), ``spark-harness`` (the harness, the plugin, reports),
+    ``spark-scale`` (``kjoin scale``/``replay`` locally and on a standalone cluster), ``spark-streaming``
+    (the streaming adapter), ``spark-stateful`` (the Structured Streaming candidate)."""
     for item in items:
         grouped = any(
             str(mark.args[0]).startswith("spark") for mark in item.iter_markers("xdist_group") if mark.args
         )
         if grouped or "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+    if getattr(config.option, "loadgroup", False):
+        _restore_xdist_groups(items)
+
+
+def _restore_xdist_groups(items: list[pytest.Item]) -> None:
+    """Make ``--dist loadgroup`` group again under pytest 9.2: pytest-xdist (3.8) names an item's group by
+    setting ``item._nodeid`` to ``<nodeid>@<group>``, but pytest 9.2 reads the node id from ``item._id``,
+    so the suffix was lost and every test was scheduled alone (a group's tests ran on both workers, each
+    building the group's module fixtures). Where xdist's suffix did not take, set it here the same way."""
+    try:
+        from _pytest.nodeid import coerce_node_id
+    except ImportError:  # an older pytest, whose node id xdist sets itself
+        return
+    for item in items:
+        names = sorted(
+            {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+             for mark in item.iter_markers("xdist_group")}
+        )  # fmt: skip
+        if names and "@" not in item.nodeid:
+            item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(names)}")

@@ -24,7 +24,7 @@ from kjoin.conformance.differential.regressions import read_regressions, write_r
 from kjoin.conformance.harness.outcomes import HarnessRun, kafka_outputs
 from support.planted_bugs import PLANTED
 
-pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: one worker, one SparkSession
+pytestmark = pytest.mark.xdist_group("spark-fuzz")  # planted-bug fuzzing, beside the other Spark groups
 
 MAX_RECORDS = 6
 

@@ -19,7 +19,7 @@ from kjoin.conformance.protocol import load_candidate
 from kjoin.oracle.behaviour import behaviour_for
 from kjoin.oracle.records import JOIN_KINDS, VARIANTS
 
-pytestmark = pytest.mark.xdist_group("spark")
+pytestmark = pytest.mark.xdist_group("spark")  # the spark-reference group: golden traces, catalogue, fuzzing
 
 REFERENCE = load_candidate("spark-reference")
 VERSIONS: list[str | None] = [None] if active_profile().name == "ci" else list(REFERENCE.claim.kafka)

@@ -19,7 +19,7 @@ from kjoin.conformance.harness.spark_session import start_session
 from support.faulty_candidates import FAULTS, POISONED
 from support.harness_scenarios import write_scenarios
 
-pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: one worker, one SparkSession
+pytestmark = pytest.mark.xdist_group("spark-faults")  # with test_faults_run (one SparkSession)
 
 
 @pytest.fixture(scope="module")

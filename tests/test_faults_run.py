@@ -2,8 +2,9 @@
 mean one thing each (0 agrees, 1 differs, 2 input error, 3 could not complete).
 
 The interruption tests run ``kjoin run`` as a real process, send SIGINT or SIGTERM at a random moment
-(seeded: the seed is in the test id) and check that the results file is valid, says the run is incomplete
-and why, keeps every case the run finished, and that the report of it says incomplete.
+(seeded: the seed is in the test id; ``nox -s heavy`` adds a third moment) and check that the results file
+is valid, says the run is incomplete and why, keeps every case the run finished, and that the report of it
+says incomplete.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import pytest
 from kjoin.conformance.cli import main
 from kjoin.conformance.harness.results import load_results
 from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
+from support.tiers import HEAVY
 
-pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: one worker, one SparkSession
+pytestmark = pytest.mark.xdist_group("spark-faults")  # with test_faults_candidates (one SparkSession)
 
 KJOIN = [sys.executable, "-m", "kjoin.conformance"]
 
@@ -111,11 +113,12 @@ def test_run_exit_codes_agree_differ_and_crash(tmp_path: Path, spark: object) ->
 
 
 SEEDS = [20241123, 7, 4242]
+INTERRUPTIONS = [("SIGINT", SEEDS[0]), ("SIGTERM", SEEDS[1])] + ([("SIGINT", SEEDS[2])] if HEAVY else [])
+"""Each signal once; ``nox -s heavy`` adds a third moment (each case starts a ``kjoin run`` process and its
+JVM, and waits up to 45 s for the moment)."""
 
 
-@pytest.mark.parametrize(
-    ("signal_name", "seed"), [("SIGINT", SEEDS[0]), ("SIGTERM", SEEDS[1]), ("SIGINT", SEEDS[2])]
-)
+@pytest.mark.parametrize(("signal_name", "seed"), INTERRUPTIONS)
 def test_interrupted_run_keeps_what_finished_and_says_it_is_incomplete(
     signal_name: str, seed: int, tmp_path: Path
 ) -> None:

@@ -25,7 +25,7 @@ from support import fixture_candidates
 from support.harness_scenarios import write_scenarios
 
 pytest_plugins = ["pytester"]
-pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: one worker, one SparkSession
+pytestmark = pytest.mark.xdist_group("spark-harness")  # with test_reports_run: the harness and its reports
 
 
 @pytest.fixture(scope="module")

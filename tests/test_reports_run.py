@@ -15,7 +15,7 @@ from support.harness_scenarios import write_scenarios
 from support.html_pages import td
 
 pytest_plugins = ["pytester"]
-pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: the worker that runs Spark
+pytestmark = pytest.mark.xdist_group("spark-harness")  # with test_harness_spark: the harness and its reports
 
 WRONG = "support.fixture_candidates:window_off_by_one"
 
@@ -62,7 +62,7 @@ def test_pytest_plugin_kjoin_report_writes_results_and_report(
     pytester: pytest.Pytester, scenario_file_path: Path
 ) -> None:
     folder = pytester.path / "report"
-    run = pytester.runpytest_subprocess(
+    run = pytester.runpytest_inprocess(  # in process: reuses this worker's SparkSession, no second JVM
         "--candidate",
         WRONG,
         "--kjoin-scenarios",

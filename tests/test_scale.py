@@ -1,7 +1,10 @@
 """Checks at scale on real local Spark: generated partitioned data through Kafka's task model, the oracle
 per task inside Spark, the candidate on the same tasks, the diff inside Spark; a planted difference in one
 partition found with its task and input context; a snapshot of two topics replayed; a job's own output
-file as the candidate; refusals that are usage errors."""
+file as the candidate; refusals that are usage errors.
+
+The generated data is 10,000 records over 4 partitions (about 2,500 per task, thousands of joined outputs);
+``nox -s heavy`` runs the same tests at 20,000 (``nox -s bench_scale`` measures millions)."""
 
 from __future__ import annotations
 
@@ -21,12 +24,13 @@ from kjoin.conformance.scale.data import Generated, generate
 from kjoin.conformance.scale.tasks import expected_outputs, ordered_inputs, task_id
 from kjoin.oracle import Record, Window, behaviour_for
 from kjoin.oracle.tasks import run_task
+from support.tiers import HEAVY
 
-pytestmark = pytest.mark.xdist_group("spark")
+pytestmark = pytest.mark.xdist_group("spark-scale")  # with test_scale_cluster: kjoin scale and replay
 
 WINDOW = Window(before=100, after=100, grace=50)
 LEFT_JOIN = Workload("stream-stream", "left", "3.9", WINDOW, "memory")
-DATA = Generated(records=20_000, keys=200, partitions=4, seed=7)
+DATA = Generated(records=20_000 if HEAVY else 10_000, keys=200, partitions=4, seed=7)
 RUN = {"tool_version": "test"}
 
 
@@ -114,6 +118,13 @@ def test_a_planted_difference_in_one_partition_is_found_with_its_task_and_contex
     assert kinds & {"missing-output", "unexpected-output", "wrong-input"}
 
 
+@pytest.fixture(scope="module")
+def snapshot(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The generated records as Spark's Kafka source would read two topics, saved as Parquet once for the
+    module (the replay tests only read it)."""
+    return _snapshot(spark, tmp_path_factory.mktemp("snapshot"))
+
+
 def _snapshot(spark: SparkSession, folder: Path) -> Path:
     """The generated records as Spark's Kafka source would read two topics, saved as Parquet."""
     records = generate(spark, DATA)
@@ -150,8 +161,7 @@ WINDOW_ARGS = (
 )
 
 
-def test_replay_of_a_snapshot_passes_and_writes_its_report(spark: SparkSession, tmp_path: Path) -> None:
-    snapshot = _snapshot(spark, tmp_path)
+def test_replay_of_a_snapshot_passes_and_writes_its_report(snapshot: Path, tmp_path: Path) -> None:
     topics = ("--left-topic", "orders", "--right-topic", "payments")
     code, out, err = _kjoin(
         "replay", "--candidate", "spark-reference", "--input", str(snapshot), *topics, *WINDOW_ARGS,
@@ -165,8 +175,9 @@ def test_replay_of_a_snapshot_passes_and_writes_its_report(spark: SparkSession, 
     assert "One Kafka task per partition number" in page
 
 
-def test_replay_against_a_jobs_output_file_finds_a_dropped_row(spark: SparkSession, tmp_path: Path) -> None:
-    snapshot = _snapshot(spark, tmp_path)
+def test_replay_against_a_jobs_output_file_finds_a_dropped_row(
+    spark: SparkSession, snapshot: Path, tmp_path: Path
+) -> None:
     ordered = ordered_inputs(generate(spark, DATA))
     outputs = expected_outputs(ordered, LEFT_JOIN.spec, "3.9").withColumn(
         "partition", F.substring("scenario_id", 6, 5).cast("int")

@@ -22,7 +22,7 @@ from kjoin.scenarios import CATALOGUE_ROOT
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: one worker, one SparkSession
+pytestmark = pytest.mark.xdist_group("spark")  # the spark-reference group: golden traces, catalogue, fuzzing
 
 GOLDEN = CATALOGUE_ROOT / "golden"
 VERSIONS = ("3.9", "3.0")

@@ -22,7 +22,7 @@ from kjoin.scenarios import CATALOGUE_ROOT
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-pytestmark = pytest.mark.xdist_group("spark")  # with --dist loadgroup: one worker, one SparkSession
+pytestmark = pytest.mark.xdist_group("spark")  # the spark-reference group: golden traces, catalogue, fuzzing
 
 
 def test_spark_reference_agrees_with_the_oracle_on_the_whole_catalogue(spark: SparkSession) -> None:

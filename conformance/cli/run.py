@@ -2,6 +2,7 @@
 
     kjoin run --candidate NAME [--kafka VERSION] [--scenarios PATH ...] [--results FILE] [--report DIR]
               [--spark-master URL] [--equivalence MODE] [--timeout SECONDS] [--show N]
+              [--through-kafka [--kafka-broker-version VERSION]]
 
 The candidate runs once per join kind over every claimed case of that kind (a few Spark jobs, never one per
 scenario); each finished case goes to the results journal at once, so an interrupted or crashed run keeps
@@ -39,7 +40,7 @@ from kjoin.conformance.harness.outcomes import EQUIVALENCES, CaseOutcome, Harnes
 from kjoin.conformance.harness.results import ResultsJournal, candidate_json, case_result, run_metadata
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
 from kjoin.conformance.harness.text import render_outcome, render_summary
-from kjoin.conformance.protocol import CandidateLoadError, load_candidate
+from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate
 from kjoin.oracle.records import JOIN_KINDS
 
 __all__ = ["add_command"]
@@ -95,6 +96,19 @@ def add_command(commands: Any) -> None:
         help=f"cancel a candidate call after this long (default {DEFAULT_TIMEOUT:.0f})",
     )
     command.add_argument("--show", type=int, default=5, metavar="N", help="failing cases shown in full")
+    command.add_argument(
+        "--through-kafka",
+        action="store_true",
+        help="end to end: start a local Kafka broker, produce the cases to real topics (in Kafka's "
+        "processing order), run the candidate's Kafka job, read its output topic back (spark-stateful; "
+        "docs/end-to-end.md)",
+    )
+    command.add_argument(
+        "--kafka-broker-version",
+        metavar="VERSION",
+        default=None,
+        help="the broker's Kafka release with --through-kafka (default 4.3.1)",
+    )
     command.set_defaults(handler=_run)
 
 
@@ -127,6 +141,33 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
     if not loaded.cases:
         streams.stderr.write("kjoin: run: no valid scenarios to run\n")
         return EXIT_USAGE
+    if args.kafka_broker_version is not None and not args.through_kafka:
+        raise UsageError("run: --kafka-broker-version needs --through-kafka")
+    if not args.through_kafka:
+        return _run_cases(args, streams, candidate, loaded.cases, bool(loaded.errors))
+    from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, EndToEndError
+    from kjoin.conformance.endtoend.run import through_kafka
+
+    try:
+        with through_kafka(candidate, loaded.cases, args.kafka_broker_version or DEFAULT_BROKER) as kafka:
+            streams.stderr.write(
+                f"kjoin: run: through Kafka {kafka.broker} (spark-sql-kafka {kafka.connector})\n"
+            )
+            return _run_cases(
+                args, streams, kafka.candidate, kafka.cases, bool(loaded.errors), spark_conf=kafka.spark_conf
+            )
+    except EndToEndError as error:
+        raise UsageError(f"run: --through-kafka: {error}") from error
+
+
+def _run_cases(
+    args: argparse.Namespace,
+    streams: Streams,
+    candidate: Candidate,
+    cases: tuple[Case, ...],
+    input_errors: bool,
+    spark_conf: dict[str, str] | None = None,
+) -> int:
     results_path = args.results or (args.report / "results.json" if args.report else None)
     master = resolve_master(args.spark_master)
     scenarios = [str(p) for p in args.scenarios] if args.scenarios else ["(bundled catalogue)"]
@@ -142,7 +183,7 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
     )
     harness = HarnessRun(
         candidate,
-        lambda: start_session(master),
+        lambda: start_session(master, conf=spark_conf),
         equivalence=args.equivalence,
         timeout=args.timeout,
         on_call=None if journal is None else journal.add_call,
@@ -152,7 +193,7 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
     document: dict[str, Any] | None = None
     try:
         with _stop_on_sigterm():
-            for outcome in _checked(harness, loaded.cases, streams):
+            for outcome in _checked(harness, cases, streams):
                 outcomes.append(outcome)
                 if journal is not None:
                     journal.add(case_result(outcome))
@@ -168,9 +209,7 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
             document = journal.finish(complete=stopped is None, reason=stopped)
     streams.stdout.write(_report(candidate.name, outcomes, harness, show=args.show))
     if stopped is not None:
-        streams.stderr.write(
-            f"kjoin: run: {stopped}; {len(outcomes)} of {len(loaded.cases)} cases finished\n"
-        )
+        streams.stderr.write(f"kjoin: run: {stopped}; {len(outcomes)} of {len(cases)} cases finished\n")
     if document is not None:
         streams.stdout.write(f"results written to {results_path}\n")
         if args.report is not None:
@@ -183,7 +222,7 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
     incomplete = stopped is not None or any(outcome.status == "error" for outcome in outcomes)
     return worst(
         EXIT_DIFFERS if failing else EXIT_OK,
-        EXIT_USAGE if loaded.errors else EXIT_OK,
+        EXIT_USAGE if input_errors else EXIT_OK,
         EXIT_INCOMPLETE if incomplete else EXIT_OK,
     )
 

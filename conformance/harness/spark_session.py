@@ -14,7 +14,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,8 +52,11 @@ def _log_config() -> Path:
     return path
 
 
-def start_session(master: str | None = None, *, app_name: str = "kjoin-conformance") -> SparkSession:
-    """Get or create the SparkSession for a harness run (an already active session is reused as is)."""
+def start_session(
+    master: str | None = None, *, app_name: str = "kjoin-conformance", conf: Mapping[str, str] | None = None
+) -> SparkSession:
+    """Get or create the SparkSession for a harness run (an already active session is reused as is);
+    ``conf`` adds settings a new session starts with (e.g. ``spark.jars``)."""
     from pyspark.sql import SparkSession
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -79,6 +82,8 @@ def start_session(master: str | None = None, *, app_name: str = "kjoin-conforman
     if resolved.startswith("local"):
         # The catalogue is small: a few shuffle partitions keep each Spark job short on a laptop.
         builder = builder.config("spark.sql.shuffle.partitions", "4")
+    for name, value in (conf or {}).items():
+        builder = builder.config(name, value)
     with _signals_deferred():
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -1,0 +1,173 @@
+"""A single-node Kafka broker (KRaft, broker and controller in one process) on loopback, for a ``with``
+block: built from Maven Central on first use (``builds``), formatted into a temporary folder, started on
+free ports, stopped and removed afterwards, on failure too.
+
+``KafkaBroker.create_topics`` and ``KafkaBroker.produce`` run ``kjoin.broker.Tool`` against it: records keep
+the partition and timestamp they are given (Spark's Kafka sink sets neither the way a scenario needs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, EndToEndError, build_broker
+from kjoin.conformance.kafka.driver import _tool, release_of
+
+__all__ = ["START_TIMEOUT_S", "KafkaBroker", "free_port"]
+
+START_TIMEOUT_S = 120.0
+"""How long the broker may take to accept connections (about 15 s on a busy 2-core machine)."""
+TOOL_TIMEOUT_S = 300.0
+
+_PROPERTIES = """\
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:{controller}
+listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}
+advertised.listeners=PLAINTEXT://127.0.0.1:{port}
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+log.dirs={logs}
+num.partitions=1
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+# scenario timestamps are near 1970: time-based retention would delete their segments at once
+log.retention.ms=-1
+log.retention.bytes=-1
+"""
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _listening(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+class KafkaBroker:
+    """One broker of Kafka ``version`` (default 4.3.1) for a ``with`` block; ``bootstrap`` is its address."""
+
+    def __init__(self, version: str = DEFAULT_BROKER, *, start_timeout: float = START_TIMEOUT_S) -> None:
+        self.release = release_of(version)
+        self.start_timeout = start_timeout
+        self.folder = build_broker(self.release)
+        self.port = 0
+        self.bootstrap = ""
+        self._workdir: Path | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def classpath(self) -> str:
+        return os.pathsep.join([str(self.folder / "kjoin-kafka-broker.jar"), str(self.folder / "lib" / "*")])
+
+    def _java(self, *args: str, stdin: str | None = None, timeout: float = TOOL_TIMEOUT_S) -> str:
+        java = _tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless")
+        done = subprocess.run(
+            [java, "-cp", self.classpath, *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+            raise EndToEndError(f"{' '.join(args[:2])} failed with exit code {done.returncode}:\n{tail}")
+        return done.stdout
+
+    def __enter__(self) -> KafkaBroker:
+        try:
+            self._start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _start(self) -> None:
+        self._workdir = Path(tempfile.mkdtemp(prefix="kjoin-kafka-"))
+        self.port, controller = free_port(), free_port()
+        while controller == self.port:
+            controller = free_port()
+        self.bootstrap = f"127.0.0.1:{self.port}"
+        properties = self._workdir / "server.properties"
+        text = _PROPERTIES.format(port=self.port, controller=controller, logs=self._workdir / "data")
+        properties.write_text(text, encoding="utf-8")
+        cluster = self._java("kafka.tools.StorageTool", "random-uuid").strip().splitlines()[-1]
+        self._java("kafka.tools.StorageTool", "format", "-t", cluster, "-c", str(properties))
+        java = _tool("java", "install a Java 17 JDK")
+        self._log = (self._workdir / "broker.log").open("wb")
+        self._process = subprocess.Popen(
+            [java, "-Xmx512m", "-cp", self.classpath, "kafka.Kafka", str(properties)],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + self.start_timeout
+        while not _listening(self.port):
+            if self._process.poll() is not None:
+                raise EndToEndError(
+                    f"the Kafka {self.release} broker exited with {self._process.returncode} while "
+                    f"starting:\n{self.log_tail()}"
+                )
+            if time.monotonic() > deadline:
+                raise EndToEndError(
+                    f"the Kafka {self.release} broker did not accept connections on {self.bootstrap} within "
+                    f"{self.start_timeout:.0f} s:\n{self.log_tail()}"
+                )
+            time.sleep(0.5)
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The end of the broker's log (for error messages)."""
+        if self._workdir is None or not (self._workdir / "broker.log").exists():
+            return "(no broker log)"
+        text = (self._workdir / "broker.log").read_text(encoding="utf-8", errors="replace")
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+    def __exit__(self, *exc: object) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+    def create_topics(self, partitions: Mapping[str, int]) -> None:
+        """Create topics with the given partition counts (replication factor 1)."""
+        if partitions:
+            topics = [f"{name}:{count}" for name, count in partitions.items()]
+            self._java("kjoin.broker.Tool", "create", self.bootstrap, *topics)
+
+    def produce(self, records: Iterable[Mapping[str, Any]]) -> int:
+        """Produce ``{"topic", "partition", "ts", "key", "value"}`` records in the order given (each
+        partition's offsets follow it); how many were acknowledged."""
+        lines = "".join(json.dumps(dict(record)) + "\n" for record in records)
+        out = self._java("kjoin.broker.Tool", "produce", self.bootstrap, stdin=lines)
+        return int(out.strip().splitlines()[-1].split()[-1])

@@ -1,0 +1,137 @@
+"""The end-to-end mode's jars, built by Maven from Maven Central on first use and cached.
+
+Two separate resolutions (``conformance/kafka_broker``): the broker of one Kafka release with the project's
+small ``kjoin.broker.Tool`` (topics, producing records with their partitions and timestamps), and Spark's
+Kafka connector for the installed PySpark. They live in separate folders: the connector's kafka-clients must
+not mix with the broker's. Builds are keyed by version and a digest of the Maven sources, under
+``$KJOIN_CACHE`` (default ``~/.cache/kjoin``) and a lock, like the Kafka Streams driver's.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+from kjoin.conformance.kafka.driver import BUILD_TIMEOUT_S, DriverError, _tool, cache_root, release_of
+
+__all__ = [
+    "BROKER_SOURCES",
+    "CONNECTOR_ENV",
+    "CONNECTOR_JARS",
+    "DEFAULT_BROKER",
+    "EndToEndError",
+    "build_broker",
+    "connector_jars",
+    "connector_versions",
+]
+
+BROKER_SOURCES = Path(__file__).resolve().parent.parent / "kafka_broker"
+"""The Maven projects: ``pom.xml`` + ``src/`` (broker and tool), ``connector/pom.xml`` (Spark's connector)."""
+DEFAULT_BROKER = "4.3.1"
+CONNECTOR_ENV = "KJOIN_SPARK_KAFKA"
+"""Names the spark-sql-kafka-0-10 version to use instead of the one derived from PySpark's."""
+CONNECTOR_JARS = ("spark-sql-kafka-0-10", "spark-token-provider-kafka-0-10", "kafka-clients", "commons-pool2")
+"""The connector's jars that go to ``spark.jars`` (the rest of its dependencies ship with PySpark)."""
+
+
+class EndToEndError(DriverError):
+    """The end-to-end mode cannot build, start or run something; the message says what and why."""
+
+
+def _digest(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(path.relative_to(BROKER_SOURCES).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _maven(pom: Path, properties: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    java = _tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless")
+    mvn = _tool("mvn", "install Apache Maven, e.g. Debian's maven")
+    command = [mvn, "-B", "-q", "-f", str(pom), *(f"-D{name}={value}" for name, value in properties.items())]
+    env = dict(os.environ, JAVA_HOME=os.environ.get("JAVA_HOME") or str(Path(java).resolve().parents[1]))
+    return subprocess.run(
+        [*command, "package"], capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, env=env, check=False
+    )
+
+
+def _tail(done: subprocess.CompletedProcess[str]) -> str:
+    return "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+
+
+def build_broker(version: str = DEFAULT_BROKER) -> Path:
+    """The build folder of the broker of Kafka ``version`` (``kjoin-kafka-broker.jar`` and ``lib/``)."""
+    release = release_of(version)
+    sources = [BROKER_SOURCES / "pom.xml", *(p for p in (BROKER_SOURCES / "src").rglob("*") if p.is_file())]
+    folder = cache_root() / "kafka-broker" / f"{release}-{_digest(sources)[:12]}"
+    jar = folder / "kjoin-kafka-broker.jar"
+    if jar.exists():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with (folder.parent / f".{folder.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not jar.exists():
+            done = _maven(BROKER_SOURCES / "pom.xml", {"kafka.version": release, "kjoin.out": str(folder)})
+            if done.returncode != 0 or not jar.exists():
+                raise EndToEndError(
+                    f"building the Kafka {release} broker failed (is {release} a release on Maven Central, "
+                    f"and is Maven Central reachable?):\n{_tail(done)}"
+                )
+    return folder
+
+
+def connector_versions(pyspark: str) -> list[str]:
+    """The connector versions to try for PySpark ``pyspark``: ``$KJOIN_SPARK_KAFKA`` if set, else its own
+    release, then the first release of the minor line below, for a PySpark newer than the connectors on
+    Maven Central (a Maven version range would pick a ``-preview`` build: Maven sorts those after the
+    release)."""
+    forced = os.environ.get(CONNECTOR_ENV)
+    if forced:
+        return [forced]
+    parts = pyspark.split("+")[0].split("-")[0].split(".")
+    major, minor = int(parts[0]), int(parts[1])
+    wanted = [".".join(parts[:3])]
+    if minor > 0:
+        wanted.append(f"{major}.{minor - 1}.0")
+    return wanted
+
+
+def connector_jars(pyspark: str | None = None) -> tuple[str, list[Path]]:
+    """The Spark Kafka connector version used for PySpark ``pyspark`` (default: the installed one) and the
+    jars for ``spark.jars``."""
+    if pyspark is None:
+        import pyspark as installed
+
+        pyspark = str(installed.__version__)
+    pom = BROKER_SOURCES / "connector" / "pom.xml"
+    tried = "-".join(connector_versions(pyspark))
+    folder = cache_root() / "spark-kafka" / f"pyspark-{pyspark}-{tried}-{_digest([pom])[:12]}"
+    version_file = folder / "connector.version"
+    if not version_file.exists():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with (folder.parent / f".{folder.name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not version_file.exists():
+                _resolve_connector(pom, folder, pyspark)
+    version = version_file.read_text(encoding="utf-8").strip()
+    jars = sorted(p for p in (folder / "lib").glob("*.jar") if p.name.startswith(CONNECTOR_JARS))
+    return version, jars
+
+
+def _resolve_connector(pom: Path, folder: Path, pyspark: str) -> None:
+    failures = []
+    for wanted in connector_versions(pyspark):
+        done = _maven(pom, {"spark.kafka.version": wanted, "kjoin.out": str(folder)})
+        found = sorted((folder / "lib").glob("spark-sql-kafka-0-10_2.13-*.jar"))
+        if done.returncode == 0 and found:
+            version = found[0].name.removeprefix("spark-sql-kafka-0-10_2.13-").removesuffix(".jar")
+            (folder / "connector.version").write_text(version + "\n", encoding="utf-8")
+            return
+        failures.append(f"spark-sql-kafka-0-10_2.13 {wanted}:\n{_tail(done)}")
+    raise EndToEndError(
+        f"no Spark Kafka connector for PySpark {pyspark} resolved from Maven Central:\n" + "\n".join(failures)
+    )

@@ -13,7 +13,8 @@ import json
 from typing import Any
 
 from kjoin.conformance.cli.common import EXIT_OK, Streams, UsageError
-from kjoin.conformance.kafka.driver import DriverError, KafkaDriver, release_of
+from kjoin.conformance.kafka.driver import KafkaDriver, release_of
+from kjoin.conformance.kafka.maven import MavenError
 
 __all__ = ["add_command"]
 
@@ -43,7 +44,7 @@ def _kafka(args: argparse.Namespace, streams: Streams) -> int:
             for answer in driver.answers(streams.stdin):
                 streams.stdout.write(json.dumps(answer, separators=(",", ":"), ensure_ascii=False) + "\n")
                 streams.stdout.flush()
-    except DriverError as error:
+    except MavenError as error:  # DriverError, or Java or Maven missing
         raise UsageError(f"kafka: {error}") from error
     if args.timing and driver.timing_report is not None:
         streams.stderr.write(json.dumps(driver.timing_report) + "\n")

@@ -145,8 +145,9 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
         raise UsageError("run: --kafka-broker-version needs --through-kafka")
     if not args.through_kafka:
         return _run_cases(args, streams, candidate, loaded.cases, bool(loaded.errors))
-    from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, EndToEndError
+    from kjoin.conformance.endtoend.builds import DEFAULT_BROKER
     from kjoin.conformance.endtoend.run import through_kafka
+    from kjoin.conformance.kafka.maven import MavenError
 
     try:
         with through_kafka(candidate, loaded.cases, args.kafka_broker_version or DEFAULT_BROKER) as kafka:
@@ -156,7 +157,7 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
             return _run_cases(
                 args, streams, kafka.candidate, kafka.cases, bool(loaded.errors), spark_conf=kafka.spark_conf
             )
-    except EndToEndError as error:
+    except MavenError as error:  # EndToEndError, or Java or Maven missing
         raise UsageError(f"run: --through-kafka: {error}") from error
 
 

@@ -27,7 +27,8 @@ from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, positive
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
 from kjoin.conformance.harness.text import render_outcome
-from kjoin.conformance.kafka.driver import DriverError, release_of
+from kjoin.conformance.kafka.driver import release_of
+from kjoin.conformance.kafka.maven import MavenError
 from kjoin.conformance.kafka.verify import VerifyReport, save_golden, verify, verify_cases
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JOIN_KINDS
@@ -105,7 +106,7 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
                 shrink_failures=args.shrink,
                 progress=lambda text: _say(streams, text),
             )
-    except DriverError as error:
+    except MavenError as error:  # DriverError, or Java or Maven missing
         raise UsageError(f"verify: {error}") from error
     streams.stdout.write(render_report(report))
     if args.save is not None:

@@ -19,8 +19,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, EndToEndError, build_broker
-from kjoin.conformance.kafka.driver import _tool, release_of
+from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, USER, EndToEndError, build_broker
+from kjoin.conformance.kafka.driver import release_of
+from kjoin.conformance.kafka.maven import require_tool
 
 __all__ = ["START_TIMEOUT_S", "KafkaBroker", "free_port"]
 
@@ -81,7 +82,7 @@ class KafkaBroker:
         return os.pathsep.join([str(self.folder / "kjoin-kafka-broker.jar"), str(self.folder / "lib" / "*")])
 
     def _java(self, *args: str, stdin: str | None = None, timeout: float = TOOL_TIMEOUT_S) -> str:
-        java = _tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless")
+        java = require_tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless", USER)
         done = subprocess.run(
             [java, "-cp", self.classpath, *args],
             input=stdin,
@@ -114,7 +115,7 @@ class KafkaBroker:
         properties.write_text(text, encoding="utf-8")
         cluster = self._java("kafka.tools.StorageTool", "random-uuid").strip().splitlines()[-1]
         self._java("kafka.tools.StorageTool", "format", "-t", cluster, "-c", str(properties))
-        java = _tool("java", "install a Java 17 JDK")
+        java = require_tool("java", "install a Java 17 JDK", USER)
         self._log = (self._workdir / "broker.log").open("wb")
         self._process = subprocess.Popen(
             [java, "-Xmx512m", "-cp", self.classpath, "kafka.Kafka", str(properties)],

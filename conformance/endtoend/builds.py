@@ -9,19 +9,25 @@ not mix with the broker's. Builds are keyed by version and a digest of the Maven
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
-import subprocess
 from pathlib import Path
 
-from kjoin.conformance.kafka.driver import BUILD_TIMEOUT_S, DriverError, _tool, cache_root, release_of
+from kjoin.conformance.kafka.driver import release_of
+from kjoin.conformance.kafka.maven import (
+    MavenError,
+    build_lock,
+    cache_root,
+    maven_package,
+    output_tail,
+    sources_digest,
+)
 
 __all__ = [
     "BROKER_SOURCES",
     "CONNECTOR_ENV",
     "CONNECTOR_JARS",
     "DEFAULT_BROKER",
+    "USER",
     "EndToEndError",
     "build_broker",
     "connector_jars",
@@ -37,49 +43,31 @@ CONNECTOR_JARS = ("spark-sql-kafka-0-10", "spark-token-provider-kafka-0-10", "ka
 """The connector's jars that go to ``spark.jars`` (the rest of its dependencies ship with PySpark)."""
 
 
-class EndToEndError(DriverError):
+class EndToEndError(MavenError):
     """The end-to-end mode cannot build, start or run something; the message says what and why."""
 
 
-def _digest(paths: list[Path]) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(path.relative_to(BROKER_SOURCES).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def _maven(pom: Path, properties: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    java = _tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless")
-    mvn = _tool("mvn", "install Apache Maven, e.g. Debian's maven")
-    command = [mvn, "-B", "-q", "-f", str(pom), *(f"-D{name}={value}" for name, value in properties.items())]
-    env = dict(os.environ, JAVA_HOME=os.environ.get("JAVA_HOME") or str(Path(java).resolve().parents[1]))
-    return subprocess.run(
-        [*command, "package"], capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, env=env, check=False
-    )
-
-
-def _tail(done: subprocess.CompletedProcess[str]) -> str:
-    return "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+USER = "the end-to-end mode"
+"""Who needs Java and Maven, for the error when either is missing."""
 
 
 def build_broker(version: str = DEFAULT_BROKER) -> Path:
     """The build folder of the broker of Kafka ``version`` (``kjoin-kafka-broker.jar`` and ``lib/``)."""
     release = release_of(version)
-    sources = [BROKER_SOURCES / "pom.xml", *(p for p in (BROKER_SOURCES / "src").rglob("*") if p.is_file())]
-    folder = cache_root() / "kafka-broker" / f"{release}-{_digest(sources)[:12]}"
+    sources = [BROKER_SOURCES / "pom.xml", *(BROKER_SOURCES / "src").rglob("*")]
+    folder = cache_root() / "kafka-broker" / f"{release}-{sources_digest(BROKER_SOURCES, sources)[:12]}"
     jar = folder / "kjoin-kafka-broker.jar"
     if jar.exists():
         return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with (folder.parent / f".{folder.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock(folder):
         if not jar.exists():
-            done = _maven(BROKER_SOURCES / "pom.xml", {"kafka.version": release, "kjoin.out": str(folder)})
+            done = maven_package(
+                BROKER_SOURCES / "pom.xml", {"kafka.version": release, "kjoin.out": str(folder)}, user=USER
+            )
             if done.returncode != 0 or not jar.exists():
                 raise EndToEndError(
                     f"building the Kafka {release} broker failed (is {release} a release on Maven Central, "
-                    f"and is Maven Central reachable?):\n{_tail(done)}"
+                    f"and is Maven Central reachable?):\n{output_tail(done)}"
                 )
     return folder
 
@@ -109,12 +97,11 @@ def connector_jars(pyspark: str | None = None) -> tuple[str, list[Path]]:
         pyspark = str(installed.__version__)
     pom = BROKER_SOURCES / "connector" / "pom.xml"
     tried = "-".join(connector_versions(pyspark))
-    folder = cache_root() / "spark-kafka" / f"pyspark-{pyspark}-{tried}-{_digest([pom])[:12]}"
+    digest = sources_digest(BROKER_SOURCES, [pom])
+    folder = cache_root() / "spark-kafka" / f"pyspark-{pyspark}-{tried}-{digest[:12]}"
     version_file = folder / "connector.version"
     if not version_file.exists():
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        with (folder.parent / f".{folder.name}.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with build_lock(folder):
             if not version_file.exists():
                 _resolve_connector(pom, folder, pyspark)
     version = version_file.read_text(encoding="utf-8").strip()
@@ -125,13 +112,13 @@ def connector_jars(pyspark: str | None = None) -> tuple[str, list[Path]]:
 def _resolve_connector(pom: Path, folder: Path, pyspark: str) -> None:
     failures = []
     for wanted in connector_versions(pyspark):
-        done = _maven(pom, {"spark.kafka.version": wanted, "kjoin.out": str(folder)})
+        done = maven_package(pom, {"spark.kafka.version": wanted, "kjoin.out": str(folder)}, user=USER)
         found = sorted((folder / "lib").glob("spark-sql-kafka-0-10_2.13-*.jar"))
         if done.returncode == 0 and found:
             version = found[0].name.removeprefix("spark-sql-kafka-0-10_2.13-").removesuffix(".jar")
             (folder / "connector.version").write_text(version + "\n", encoding="utf-8")
             return
-        failures.append(f"spark-sql-kafka-0-10_2.13 {wanted}:\n{_tail(done)}")
+        failures.append(f"spark-sql-kafka-0-10_2.13 {wanted}:\n{output_tail(done)}")
     raise EndToEndError(
         f"no Spark Kafka connector for PySpark {pyspark} resolved from Maven Central:\n" + "\n".join(failures)
     )

@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from kjoin.conformance.candidates.stateful.processor import OUTPUT_COLUMNS, OUTPUT_DDL, KafkaTaskProcessor
-from kjoin.conformance.candidates.stateful.query import QUERY_CONF, SPEC_COLUMNS
+from kjoin.conformance.candidates.stateful.query import SPEC_COLUMNS, SPEC_DDL, query_settings
 from kjoin.conformance.endtoend.broker import KafkaBroker
 from kjoin.conformance.endtoend.builds import EndToEndError
 from kjoin.conformance.endtoend.ordering import merge_positions
 from kjoin.conformance.endtoend.topics import topic_records
-from kjoin.conformance.protocol import SPEC_SCHEMA
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -35,9 +34,6 @@ __all__ = ["ORDER_SCHEMA", "KafkaOrderedProcessor", "run_through_kafka"]
 ORDER_SCHEMA = "next_idx long, last_side string"
 """The task's position in its processing order: the next record's index, the side polled last."""
 
-_SPEC_TYPES = {
-    field.split()[0]: field.split()[1] for field in SPEC_SCHEMA.split(", ")
-}  # the spec columns' types (nullability aside)
 _calls = itertools.count()
 
 
@@ -94,8 +90,7 @@ def run_through_kafka(
             (partitions[str(spec["scenario_id"])], str(spec["scenario_id"]), *(spec[c] for c in SPEC_COLUMNS))
             for spec in specs
         ],
-        "task_partition int, scenario_id string"
-        + "".join(f", {name} {_SPEC_TYPES[name]}" for name in SPEC_COLUMNS),
+        "task_partition int, scenario_id string" + SPEC_DDL,
     )
     source = (
         spark.readStream.format("kafka")
@@ -125,11 +120,8 @@ def run_through_kafka(
         F.col("scenario_id").alias("key"),
         F.to_json(F.struct(*OUTPUT_COLUMNS)).alias("value"),
     )
-    previous = {name: spark.conf.get(name, None) for name in QUERY_CONF}
     with tempfile.TemporaryDirectory(prefix="kjoin-e2e-checkpoint-") as checkpoint:
-        for name, value in QUERY_CONF.items():
-            spark.conf.set(name, value)
-        try:
+        with query_settings(spark):
             query = (
                 to_topic.writeStream.format("kafka")
                 .option("kafka.bootstrap.servers", broker.bootstrap)
@@ -139,12 +131,6 @@ def run_through_kafka(
                 .trigger(availableNow=True)
                 .start()
             )
-        finally:
-            for name, setting in previous.items():
-                if setting is None:
-                    spark.conf.unset(name)
-                else:
-                    spark.conf.set(name, setting)
         try:
             query.awaitTermination()
         finally:

@@ -12,17 +12,25 @@ lock so that parallel processes build once. Nothing built is committed; Kafka's 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from kjoin.conformance.kafka.maven import (
+    MavenError,
+    build_lock,
+    cache_root,
+    maven_package,
+    output_tail,
+    require_tool,
+    sources_digest,
+)
 
 __all__ = [
     "DRIVER_SOURCES",
@@ -39,10 +47,6 @@ __all__ = [
 DRIVER_SOURCES = Path(__file__).resolve().parent.parent / "kafka_driver"
 """The Maven project of the driver (``pom.xml`` and ``src/``)."""
 
-CACHE_ENV = "KJOIN_CACHE"
-BUILD_TIMEOUT_S = 1800
-"""Maven's first build of a release downloads its jars: generous on a slow network and a busy machine."""
-
 NEWEST_PATCHES = {
     "2.4": "2.4.1", "2.5": "2.5.1", "2.6": "2.6.3", "2.7": "2.7.2", "2.8": "2.8.2", "3.0": "3.0.2",
     "3.1": "3.1.2", "3.2": "3.2.3", "3.3": "3.3.2", "3.4": "3.4.1", "3.5": "3.5.2", "3.6": "3.6.2",
@@ -52,7 +56,7 @@ NEWEST_PATCHES = {
 """A minor line's newest patch release on Maven Central (``--kafka 4.3`` means 4.3.1 here)."""
 
 
-class DriverError(RuntimeError):
+class DriverError(MavenError):
     """The driver cannot be built or run; the message says what is missing and how to get it."""
 
 
@@ -81,63 +85,30 @@ def release_of(version: str) -> str:
     return NEWEST_PATCHES.get(version, version)
 
 
-def cache_root() -> Path:
-    """Where driver builds live (``$KJOIN_CACHE``, default ``~/.cache/kjoin``)."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "kjoin")
-
-
-def _sources_digest() -> str:
-    digest = hashlib.sha256()
-    for path in sorted(DRIVER_SOURCES.rglob("*")):
-        if path.is_file():
-            digest.update(path.relative_to(DRIVER_SOURCES).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def _tool(name: str, hint: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        raise DriverError(f"{name} is not on the PATH: the Kafka Streams driver needs it ({hint})")
-    return found
-
-
 def build_driver(version: str, *, quiet: bool = True) -> Path:
     """The build folder of the driver for Kafka Streams ``version`` (built on first use, then reused).
 
-    Raises ``DriverError`` naming what is missing (Java 17, Maven, network to Maven Central, the release)."""
+    Raises ``DriverError`` (or ``MavenError`` for a missing tool) naming what is missing (Java 17, Maven,
+    network to Maven Central, the release)."""
     release = release_of(version)
-    java = _tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless")
-    mvn = _tool("mvn", "install Apache Maven, e.g. Debian's maven")
-    digest = _sources_digest()
+    require_tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless")
+    require_tool("mvn", "install Apache Maven, e.g. Debian's maven")
+    digest = sources_digest(DRIVER_SOURCES, DRIVER_SOURCES.rglob("*"))
     folder = cache_root() / "kafka-driver" / f"{release}-{digest[:12]}"
     jar = folder / "kjoin-kafka-driver.jar"
     if jar.exists():
         return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with (folder.parent / f".{folder.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock(folder):
         if jar.exists():
             return folder
-        command = [
-            mvn,
-            "-B",
-            "-q" if quiet else "-B",
-            "-f",
-            str(DRIVER_SOURCES / "pom.xml"),
-            f"-Dkafka.version={release}",
-            f"-Dkjoin.out={folder}",
-            "package",
-        ]
-        env = dict(os.environ, JAVA_HOME=os.environ.get("JAVA_HOME") or str(Path(java).resolve().parents[1]))
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, env=env, check=False
+        properties = {"kafka.version": release, "kjoin.out": str(folder)}
+        done = maven_package(
+            DRIVER_SOURCES / "pom.xml", properties, user="the Kafka Streams driver", quiet=quiet
         )
         if done.returncode != 0 or not jar.exists():
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
             raise DriverError(
                 f"building the Kafka Streams {release} driver failed (is {release} a release on Maven "
-                f"Central, and is Maven Central reachable?):\n{tail}"
+                f"Central, and is Maven Central reachable?):\n{output_tail(done)}"
             )
         (folder / "sources.sha256").write_text(digest + "\n", encoding="utf-8")
     return folder
@@ -173,7 +144,7 @@ class KafkaDriver:
         classpath = os.pathsep.join(
             [str(self.folder / "kjoin-kafka-driver.jar"), str(self.folder / "lib" / "*")]
         )
-        command = [_tool("java", "install a Java 17 JDK"), "-cp", classpath, "kjoin.driver.Main"]
+        command = [require_tool("java", "install a Java 17 JDK"), "-cp", classpath, "kjoin.driver.Main"]
         if self.timing:
             command.append("--timing")
         self._process = subprocess.Popen(

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.streaming.query import StreamingQuery
 
-__all__ = ["SPEC_COLUMNS", "run_join_query"]
+__all__ = ["QUERY_CONF", "SPEC_COLUMNS", "SPEC_DDL", "query_settings", "run_join_query"]
 
 _SPEC_TYPES = {
     "kafka": "string",
@@ -40,7 +40,8 @@ _SPEC_TYPES = {
 }
 SPEC_COLUMNS = tuple(_SPEC_TYPES)
 """The scenario's configuration, carried by each of its input rows."""
-_SPEC_DDL = "".join(f", {name} {kind}" for name, kind in _SPEC_TYPES.items())
+SPEC_DDL = "".join(f", {name} {kind}" for name, kind in _SPEC_TYPES.items())
+"""``SPEC_COLUMNS`` as DDL columns to append to a schema (``", variant string, ..."``)."""
 
 PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -55,8 +56,9 @@ _queries = itertools.count()
 
 
 @contextmanager
-def _rocksdb_state(spark: SparkSession) -> Iterator[None]:
-    """Start queries with the RocksDB state store provider, then restore the session's setting."""
+def query_settings(spark: SparkSession) -> Iterator[None]:
+    """Start queries with ``QUERY_CONF`` (the RocksDB state store provider ``transformWithStateInPandas``
+    needs), then restore the session's settings."""
     previous: dict[str, str | None] = {name: spark.conf.get(name, None) for name in QUERY_CONF}
     for name, value in QUERY_CONF.items():
         spark.conf.set(name, value)
@@ -76,7 +78,7 @@ def run_join_query(
     """Run one join kind's records (``STEP_COLUMNS`` + ``SPEC_COLUMNS`` tuples) to completion; the rows
     the sink received (``OUTPUT_DDL``). With a ``checkpoint`` directory a query resumes where the last one
     on it stopped: its state and the next processing step come from the checkpoint."""
-    stream = stepped_stream_of_rows(spark, rows, (), STEP_SCHEMA + _SPEC_DDL)
+    stream = stepped_stream_of_rows(spark, rows, (), STEP_SCHEMA + SPEC_DDL)
     output = stream.groupBy("scenario_id").transformWithStateInPandas(
         statefulProcessor=KafkaTaskProcessor(join),
         outputStructType=OUTPUT_DDL,
@@ -88,7 +90,7 @@ def run_join_query(
     name = f"kjoin_stateful_{next(_queries)}"
     query: StreamingQuery | None = None
     try:
-        with _rocksdb_state(spark):
+        with query_settings(spark):
             query = output.writeStream.format("memory").queryName(name).outputMode("append").start()
         query.processAllAvailable()
         return [tuple(row) for row in spark.table(name).collect()]
@@ -108,7 +110,7 @@ def _run_resumable(spark: SparkSession, output: DataFrame, checkpoint: str) -> l
 
     query: StreamingQuery | None = None
     try:
-        with _rocksdb_state(spark):
+        with query_settings(spark):
             writer = output.writeStream.foreachBatch(collect).option("checkpointLocation", checkpoint)
             query = writer.outputMode("append").start()
         query.processAllAvailable()

@@ -27,24 +27,27 @@ CLOCK_SCHEMA = "stream_time long, min_time long, left_observed long, right_obser
 (``min_time`` null is Kafka's ``Long.MAX_VALUE``), the observed stream time of each window store and the
 insertion counter that orders records with equal timestamps (Kafka's window store ``seqnum``)."""
 
+CLOCK_FIELDS = tuple(field.split()[0] for field in CLOCK_SCHEMA.split(", "))
+"""The clock row's field names, in order."""
+
 NO_TIMESTAMP = -1
 """Kafka's ``ConsumerRecord.NO_TIMESTAMP``: the stream time of a store that has seen nothing."""
 
 
 def load_clock(state: Any) -> dict[str, Any]:
     """The clock row of the current task as a dict (fresh clocks for a new task)."""
-    names = [field.split()[0] for field in CLOCK_SCHEMA.split(", ")]
     row = state.get() if state.exists() else None
     if row is None:
         return {"stream_time": NO_TIMESTAMP, "min_time": None, "left_observed": NO_TIMESTAMP,
                 "right_observed": NO_TIMESTAMP, "next_seq": 0}  # fmt: skip
-    return {name: (None if value is None else int(value)) for name, value in zip(names, row, strict=True)}
+    return {
+        name: (None if value is None else int(value)) for name, value in zip(CLOCK_FIELDS, row, strict=True)
+    }
 
 
 def store_clock(state: Any, clock: dict[str, Any]) -> None:
     """Write the clock row back."""
-    names = [field.split()[0] for field in CLOCK_SCHEMA.split(", ")]
-    state.update(tuple(clock[name] for name in names))
+    state.update(tuple(clock[name] for name in CLOCK_FIELDS))
 
 
 class StoreView:

@@ -1,0 +1,90 @@
+"""Maven builds of the project's JVM helpers, from Maven Central, cached outside the repository.
+
+The Kafka Streams driver (``conformance/kafka_driver``) and the end-to-end broker and Spark connector
+(``conformance/kafka_broker``) are Maven projects built on first use into ``$KJOIN_CACHE`` (default
+``~/.cache/kjoin``): a folder per version and digest of the Maven sources, built under a lock so that
+parallel processes build once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = [
+    "BUILD_TIMEOUT_S",
+    "CACHE_ENV",
+    "MavenError",
+    "build_lock",
+    "cache_root",
+    "maven_package",
+    "output_tail",
+    "require_tool",
+    "sources_digest",
+]
+
+CACHE_ENV = "KJOIN_CACHE"
+BUILD_TIMEOUT_S = 1800
+"""Maven's first build of a release downloads its jars: generous on a slow network and a busy machine."""
+
+
+class MavenError(RuntimeError):
+    """A JVM helper cannot be built or run; the message says what is missing and how to get it."""
+
+
+def cache_root() -> Path:
+    """Where builds live (``$KJOIN_CACHE``, default ``~/.cache/kjoin``)."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "kjoin")
+
+
+def require_tool(name: str, hint: str, user: str = "the Kafka Streams driver") -> str:
+    """The path of ``name`` on the PATH; ``MavenError`` saying who needs it and ``hint`` (how to install
+    it) if missing."""
+    found = shutil.which(name)
+    if found is None:
+        raise MavenError(f"{name} is not on the PATH: {user} needs it ({hint})")
+    return found
+
+
+def sources_digest(root: Path, paths: Iterable[Path]) -> str:
+    """SHA-256 over the files ``paths`` (names relative to ``root``, and contents), in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(path for path in paths if path.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@contextmanager
+def build_lock(folder: Path) -> Iterator[None]:
+    """Hold the lock of build ``folder`` (a sibling lock file): one process builds, the others wait."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with (folder.parent / f".{folder.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def maven_package(
+    pom: Path, properties: Mapping[str, str], *, user: str, quiet: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``mvn package`` of ``pom`` with ``-Dname=value`` per property, on the PATH's Java (output captured);
+    ``user`` names what needs the build, for the error when Java or Maven is missing."""
+    java = require_tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless", user)
+    mvn = require_tool("mvn", "install Apache Maven, e.g. Debian's maven", user)
+    command = [mvn, "-B", "-q" if quiet else "-B", "-f", str(pom)]
+    command += [f"-D{name}={value}" for name, value in properties.items()]
+    env = dict(os.environ, JAVA_HOME=os.environ.get("JAVA_HOME") or str(Path(java).resolve().parents[1]))
+    return subprocess.run(
+        [*command, "package"], capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, env=env, check=False
+    )
+
+
+def output_tail(done: subprocess.CompletedProcess[str], lines: int = 15) -> str:
+    """The last ``lines`` lines of a finished command's output, for an error message."""
+    return "\n".join((done.stdout + done.stderr).strip().splitlines()[-lines:])

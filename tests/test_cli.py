@@ -212,6 +212,17 @@ def test_cli_usage_errors_exit_2() -> None:
     assert _kjoin("diff-versions", "3.0", " 3.1x")[0] == 2
 
 
+def test_run_through_kafka_refuses_a_candidate_without_a_kafka_job_before_starting_anything() -> None:
+    code, _, err = _kjoin(
+        "run", "--candidate", "spark-reference", "--through-kafka", "--scenarios", str(FK_DOCS)
+    )
+    assert code == 2
+    assert "'spark-reference' has no job that reads Kafka: wrap a Structured Streaming job" in err
+    code, _, err = _kjoin("run", "--candidate", "spark-reference", "--kafka-feed", "backlog")
+    assert code == 2
+    assert "--kafka-feed needs --through-kafka" in err
+
+
 def test_check_passes_a_file_whose_expected_outputs_match(tmp_path: Path) -> None:
     path = tmp_path / "ok.jsonl"
     path.write_text(json.dumps(dict(TT_INNER, expected=TT_INNER_OUTPUTS)) + "\n", encoding="utf-8")

@@ -2,7 +2,7 @@
 
     kjoin run --candidate NAME [--kafka VERSION] [--scenarios PATH ...] [--results FILE] [--report DIR]
               [--spark-master URL] [--equivalence MODE] [--timeout SECONDS] [--show N]
-              [--through-kafka [--kafka-broker-version VERSION]]
+              [--through-kafka [--kafka-broker-version VERSION] [--kafka-feed stepped|backlog]]
 
 The candidate runs once per join kind over every claimed case of that kind (a few Spark jobs, never one per
 scenario); each finished case goes to the results journal at once, so an interrupted or crashed run keeps
@@ -100,14 +100,21 @@ def add_command(commands: Any) -> None:
         "--through-kafka",
         action="store_true",
         help="end to end: start a local Kafka broker, produce the cases to real topics (in Kafka's "
-        "processing order), run the candidate's Kafka job, read its output topic back (spark-stateful; "
-        "docs/end-to-end.md)",
+        "processing order), run the candidate's job on Spark's Kafka source, read its output topic back "
+        "(a streaming_candidate job or spark-stateful; docs/end-to-end.md)",
     )
     command.add_argument(
         "--kafka-broker-version",
         metavar="VERSION",
         default=None,
         help="the broker's Kafka release with --through-kafka (default 4.3.1)",
+    )
+    command.add_argument(
+        "--kafka-feed",
+        choices=("stepped", "backlog"),
+        default=None,
+        help="with --through-kafka and a streaming_candidate job: produce one processing step per "
+        "micro-batch (stepped, the default) or everything before the job starts (backlog)",
     )
     command.set_defaults(handler=_run)
 
@@ -141,8 +148,10 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
     if not loaded.cases:
         streams.stderr.write("kjoin: run: no valid scenarios to run\n")
         return EXIT_USAGE
-    if args.kafka_broker_version is not None and not args.through_kafka:
-        raise UsageError("run: --kafka-broker-version needs --through-kafka")
+    kafka_options = {"--kafka-broker-version": args.kafka_broker_version, "--kafka-feed": args.kafka_feed}
+    for option, value in kafka_options.items():
+        if value is not None and not args.through_kafka:
+            raise UsageError(f"run: {option} needs --through-kafka")
     if not args.through_kafka:
         return _run_cases(args, streams, candidate, loaded.cases, bool(loaded.errors))
     from kjoin.conformance.endtoend.builds import DEFAULT_BROKER
@@ -150,12 +159,21 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
     from kjoin.conformance.kafka.maven import MavenError
 
     try:
-        with through_kafka(candidate, loaded.cases, args.kafka_broker_version or DEFAULT_BROKER) as kafka:
+        broker = args.kafka_broker_version or DEFAULT_BROKER
+        with through_kafka(candidate, loaded.cases, broker, args.kafka_feed or "stepped") as kafka:
+            provenance = kafka.provenance()
             streams.stderr.write(
-                f"kjoin: run: through Kafka {kafka.broker} (spark-sql-kafka {kafka.connector})\n"
+                f"kjoin: run: through Kafka {kafka.broker} (spark-sql-kafka {kafka.connector}, "
+                f"feed: {provenance['feed']})\n"
             )
             return _run_cases(
-                args, streams, kafka.candidate, kafka.cases, bool(loaded.errors), spark_conf=kafka.spark_conf
+                args,
+                streams,
+                kafka.candidate,
+                kafka.cases,
+                bool(loaded.errors),
+                spark_conf=kafka.spark_conf,
+                through_kafka=provenance,
             )
     except MavenError as error:  # EndToEndError, or Java or Maven missing
         raise UsageError(f"run: --through-kafka: {error}") from error
@@ -168,6 +186,7 @@ def _run_cases(
     cases: tuple[Case, ...],
     input_errors: bool,
     spark_conf: dict[str, str] | None = None,
+    through_kafka: dict[str, Any] | None = None,
 ) -> int:
     results_path = args.results or (args.report / "results.json" if args.report else None)
     master = resolve_master(args.spark_master)
@@ -178,6 +197,7 @@ def _run_cases(
         equivalence=args.equivalence,
         scenarios=scenarios,
         timeout_s=args.timeout,
+        through_kafka=through_kafka,
     )
     journal = (
         None if results_path is None else ResultsJournal(results_path, metadata, candidate_json(candidate))

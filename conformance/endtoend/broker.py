@@ -2,12 +2,15 @@
 block: built from Maven Central on first use (``builds``), formatted into a temporary folder, started on
 free ports, stopped and removed afterwards, on failure too.
 
-``KafkaBroker.create_topics`` and ``KafkaBroker.produce`` run ``kjoin.broker.Tool`` against it: records keep
-the partition and timestamp they are given (Spark's Kafka sink sets neither the way a scenario needs).
+``KafkaBroker.create_topics``, ``KafkaBroker.produce`` and ``KafkaBroker.producer`` run ``kjoin.broker.Tool``
+against it: records keep the partition, timestamp and headers they are given (Spark's Kafka sink sets
+neither the way a scenario needs). ``producer()`` keeps one tool process for a ``with`` block, to feed a
+running job step by step.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -23,7 +26,7 @@ from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, USER, EndToEndErro
 from kjoin.conformance.kafka.driver import release_of
 from kjoin.conformance.kafka.maven import require_tool
 
-__all__ = ["START_TIMEOUT_S", "KafkaBroker", "free_port"]
+__all__ = ["START_TIMEOUT_S", "KafkaBroker", "StepProducer", "free_port"]
 
 START_TIMEOUT_S = 120.0
 """How long the broker may take to accept connections (about 15 s on a busy 2-core machine)."""
@@ -48,6 +51,8 @@ group.initial.rebalance.delay.ms=0
 # scenario timestamps are near 1970: time-based retention would delete their segments at once
 log.retention.ms=-1
 log.retention.bytes=-1
+# the streaming adapter's flush records are stamped far in the future (FLUSH_TS)
+log.message.timestamp.after.max.ms=9223372036854775807
 """
 
 
@@ -172,3 +177,86 @@ class KafkaBroker:
         lines = "".join(json.dumps(dict(record)) + "\n" for record in records)
         out = self._java("kjoin.broker.Tool", "produce", self.bootstrap, stdin=lines)
         return int(out.strip().splitlines()[-1].split()[-1])
+
+    def producer(self) -> StepProducer:
+        """A producer for a ``with`` block: ``send`` records, ``flush`` to have them acknowledged."""
+        return StepProducer(self)
+
+
+class StepProducer:
+    """One ``kjoin.broker.Tool produce`` process kept open: ``send`` writes records to it, ``flush`` returns
+    once the broker acknowledged everything sent so far (then a running query can read them)."""
+
+    def __init__(self, broker: KafkaBroker) -> None:
+        self.broker = broker
+        self._process: subprocess.Popen[str] | None = None
+        self._stderr: IO[str] | None = None
+
+    def __enter__(self) -> StepProducer:
+        java = require_tool("java", "install a Java 17 JDK", USER)
+        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._process = subprocess.Popen(
+            [java, "-cp", self.broker.classpath, "kjoin.broker.Tool", "produce", self.broker.bootstrap],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            encoding="utf-8",
+        )
+        return self
+
+    def send(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Write ``{"topic", "partition", "ts", "key", "value"[, "headers"]}`` records, in order."""
+        process = self._running()
+        assert process.stdin is not None
+        try:
+            process.stdin.write("".join(json.dumps(dict(record)) + "\n" for record in records))
+        except BrokenPipeError as error:
+            raise self._failure("stopped while records were written") from error
+
+    def flush(self) -> int:
+        """Wait until every record sent so far is acknowledged; how many that is."""
+        process = self._running()
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write('{"flush": true}\n')
+            process.stdin.flush()
+        except BrokenPipeError as error:
+            raise self._failure("stopped before a flush") from error
+        line = process.stdout.readline()
+        if not line.startswith("produced "):
+            raise self._failure(f"answered {line.strip()!r} to a flush")
+        return int(line.split()[-1])
+
+    def _running(self) -> subprocess.Popen[str]:
+        if self._process is None:
+            raise EndToEndError("the producer is used outside its with block")
+        return self._process
+
+    def _failure(self, what: str) -> EndToEndError:
+        process = self._running()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+        errors = ""
+        if self._stderr is not None:
+            self._stderr.seek(0)
+            errors = "\n".join(self._stderr.read().strip().splitlines()[-15:])
+        return EndToEndError(
+            f"the producer {what} (exit code {process.poll()}):\n{errors}\n"
+            f"broker log:\n{self.broker.log_tail(10)}"
+        )
+
+    def __exit__(self, *exc: object) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            if process.stdin is not None:
+                with contextlib.suppress(BrokenPipeError):
+                    process.stdin.close()
+            try:
+                process.wait(timeout=TOOL_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None

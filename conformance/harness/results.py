@@ -207,9 +207,11 @@ def run_metadata(
     equivalence: str,
     scenarios: Iterable[str],
     timeout_s: float | None = None,
+    through_kafka: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What a run was asked to do and with which software (no wall time: results stay reproducible)."""
-    return {
+    """What a run was asked to do and with which software (no wall time: results stay reproducible);
+    ``through_kafka``: the broker, connector and feed of an end-to-end run (docs/end-to-end.md)."""
+    metadata: dict[str, Any] = {
         "tool_version": _version("kjoin-conformance"),
         "pyspark_version": _version("pyspark"),
         "python_version": platform.python_version(),
@@ -219,6 +221,9 @@ def run_metadata(
         "scenarios": list(scenarios),
         "timeout_s": timeout_s,
     }
+    if through_kafka is not None:
+        metadata["through_kafka"] = dict(through_kafka)
+    return metadata
 
 
 def _version(package: str) -> str | None:

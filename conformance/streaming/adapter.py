@@ -135,7 +135,7 @@ class StreamingCandidate:
         queries: list[tuple[StreamingQuery, str, bool]] = []
         answer: list[tuple[Any, ...]] = []
         try:
-            for spec, scenario_ids in _groups(spec_rows, self.isolation):
+            for spec, scenario_ids in query_groups(spec_rows, self.isolation):
                 rows = [record for scenario_id in scenario_ids for record in records.get(scenario_id, ())]
                 queries.append(self._start_query(spark, spec, rows))
             for query, _, _ in queries:
@@ -174,7 +174,7 @@ class StreamingCandidate:
         stream = stream.withColumn("event_time", F.timestamp_millis(F.col("ts") + EVENT_TIME_SHIFT_MS))
         sides = [stream.where(F.col("side") == side).drop("side") for side in ("left", "right")]
         output = self.job(sides[0], sides[1], spec)
-        columns = _output_columns(self.name, output)
+        columns = output_columns(self.name, output)
         has_idx = "idx" in columns
         tombstone = F.coalesce(F.col("tombstone"), F.lit(False)) if "tombstone" in columns else F.lit(False)
         selected = output.where(F.col("scenario_id") != F.lit(FLUSH_SCENARIO)).select(
@@ -194,8 +194,9 @@ def _check_ts(scenario_id: str, ts: int) -> None:
         raise StreamingJobError(f"scenario {scenario_id!r}: {problem}")
 
 
-def _groups(specs: Iterable[Row], isolation: Isolation) -> list[tuple[JoinSpec, list[str]]]:
-    """The queries to run: (configuration, its scenario ids), in a stable order."""
+def query_groups(specs: Iterable[Row], isolation: Isolation) -> list[tuple[JoinSpec, list[str]]]:
+    """The queries to run: (configuration, its scenario ids), in a stable order (also the end-to-end
+    mode's, ``endtoend.streaming_job``)."""
     groups: dict[tuple[JoinSpec, str], list[str]] = {}
     for row in sorted(specs, key=lambda row: row.scenario_id):
         spec = JoinSpec.of(row)
@@ -204,8 +205,9 @@ def _groups(specs: Iterable[Row], isolation: Isolation) -> list[tuple[JoinSpec, 
     return [(spec, ids) for (spec, _), ids in groups.items()]
 
 
-def _output_columns(name: str, output: Any) -> set[str]:
-    """The output's column names, after checking it is a streaming DataFrame with the required ones."""
+def output_columns(name: str, output: Any) -> set[str]:
+    """The output's column names, after checking it is a streaming DataFrame with the required ones (a
+    ``StreamingJobError`` saying what is wrong otherwise)."""
     from pyspark.sql import DataFrame
 
     if not isinstance(output, DataFrame):

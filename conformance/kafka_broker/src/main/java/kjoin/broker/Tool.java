@@ -6,7 +6,9 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
@@ -25,8 +27,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *   create BOOTSTRAP NAME:PARTITIONS ...   create topics (replication factor 1), wait until they exist
  *   produce BOOTSTRAP                      produce JSON lines from stdin, each
  *                                          {"topic", "partition", "ts", "key", "value"} (key/value may be
- *                                          null: produced as null), in input order; flush, print the count
+ *                                          null: produced as null) and optionally "headers" (an object of
+ *                                          string values), in input order; a line {"flush": true} waits until
+ *                                          everything sent so far is acknowledged and prints "produced N" (N
+ *                                          records so far); at the end of the input the same
  * </pre>
+ *
+ * So one tool process can feed a running job step by step: write a step's records and a flush line, read
+ * the "produced" line back, let the job process them, write the next step.
  *
  * Records keep their partition and timestamp (CreateTime): Spark's Kafka sink cannot set either the way a
  * scenario needs. Exit code 0 on success, 1 with a message on stderr otherwise.
@@ -86,19 +94,36 @@ public final class Tool {
                     continue;
                 }
                 JsonNode record = json.readTree(line);
-                sent.add(producer.send(new ProducerRecord<>(
+                if (record.path("flush").asBoolean(false)) {
+                    acknowledged(producer, sent);
+                    continue;
+                }
+                ProducerRecord<String, String> out = new ProducerRecord<>(
                         record.get("topic").asText(),
                         record.get("partition").asInt(),
                         record.get("ts").asLong(),
                         text(record.get("key")),
-                        text(record.get("value")))));
+                        text(record.get("value")));
+                JsonNode headers = record.path("headers");
+                for (Iterator<Map.Entry<String, JsonNode>> it = headers.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> header = it.next();
+                    out.headers().add(header.getKey(), header.getValue().asText().getBytes(StandardCharsets.UTF_8));
+                }
+                sent.add(producer.send(out));
             }
-            producer.flush();
-            for (Future<RecordMetadata> each : sent) {
-                each.get(); // a failed send fails the tool
-            }
+            acknowledged(producer, sent);
+        }
+    }
+
+    /** Flush, wait for every record sent so far (a failed send fails the tool), print how many. */
+    private static void acknowledged(KafkaProducer<String, String> producer, List<Future<RecordMetadata>> sent)
+            throws Exception {
+        producer.flush();
+        for (Future<RecordMetadata> each : sent) {
+            each.get();
         }
         System.out.println("produced " + sent.size());
+        System.out.flush();
     }
 
     private static String text(JsonNode node) {

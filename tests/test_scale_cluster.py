@@ -1,6 +1,7 @@
 """``kjoin scale`` and ``kjoin replay`` on a real Spark standalone cluster (a master and a worker on
 loopback, started from the installed PySpark for this module and stopped after it): the commands run as
-separate driver processes, as a user runs them against any cluster, over 8 partitions (8 Kafka tasks).
+separate driver processes, as a user runs them against any cluster, over 8 partitions (8 Kafka tasks); the
+scale job saves its generated records (``--save-input``) and the replay reads them back.
 
 The test suite runs it at 20,000 records: enough for every task to hold thousands of records and joined
 outputs, so scale and replay are compared task by task on real data; ``nox -s heavy`` runs the same test at
@@ -54,9 +55,10 @@ def _kjoin(*argv: str) -> subprocess.CompletedProcess[str]:
 
 def test_scale_and_replay_on_a_standalone_cluster(cluster: str, tmp_path: Path) -> None:
     size = ("--records", str(RECORDS), "--keys", "1000", "--partitions", "8")
+    snapshot = tmp_path / "snapshot.parquet"  # the generated records, saved by the scale job on the cluster
     scaled = _kjoin(
         "scale", "--candidate", "spark-reference", *size, *JOIN, "--spark-master", cluster,
-        "--results", str(tmp_path / "scale.json"),
+        "--results", str(tmp_path / "scale.json"), "--save-input", str(snapshot),
     )  # fmt: skip
     assert scaled.returncode == 0, scaled.stdout + scaled.stderr[-3000:]
     document = json.loads((tmp_path / "scale.json").read_text())
@@ -64,25 +66,9 @@ def test_scale_and_replay_on_a_standalone_cluster(cluster: str, tmp_path: Path) 
     assert document["status"] == "pass" and document["summary"]["records"] == RECORDS
     assert document["summary"]["tasks"] == 8
     assert document["summary"]["expected"] == document["summary"]["actual"] > RECORDS // 10  # real joins
-    # the same data as a snapshot of two topics, written by a job on the cluster, then replayed there
-    snapshot = tmp_path / "snapshot.parquet"
-    writer = (
-        "import sys\n"
-        "from pyspark.sql import functions as F\n"
-        "from kjoin.conformance.harness.spark_session import start_session\n"
-        "from kjoin.conformance.scale.data import Generated, generate\n"
-        "spark = start_session(sys.argv[1])\n"
-        "r = generate(spark, Generated(records=int(sys.argv[3]), keys=1000, partitions=8))\n"
-        "r.select(F.col('key').cast('binary').alias('key'), F.col('value').cast('binary').alias('value'),\n"
-        "    F.when(F.col('side') == 'left', 'orders').otherwise('payments').alias('topic'), 'partition',\n"
-        "    'offset', F.expr('timestamp_millis(ts)').alias('timestamp')).write.parquet(sys.argv[2])\n"
-    )
-    command = [sys.executable, "-c", writer, cluster, str(snapshot), str(RECORDS)]
-    written = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
-    assert written.returncode == 0, written.stderr[-3000:]
     replayed = _kjoin(
-        "replay", "--candidate", "spark-reference", "--input", str(snapshot), "--left-topic", "orders",
-        "--right-topic", "payments", *JOIN, "--spark-master", cluster, "--report", str(tmp_path / "report"),
+        "replay", "--candidate", "spark-reference", "--input", str(snapshot), "--left-topic", "left",
+        "--right-topic", "right", *JOIN, "--spark-master", cluster, "--report", str(tmp_path / "report"),
     )  # fmt: skip
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr[-3000:]
     replay = json.loads((tmp_path / "report" / "results.json").read_text())

@@ -77,6 +77,13 @@ def add_command(commands: Any) -> None:
     scale.add_argument("--max-lateness", type=int, default=200, metavar="MS")
     scale.add_argument("--null-share", type=float, default=0.02, metavar="F")
     scale.add_argument("--skew", type=float, default=1.0, metavar="F", help="above 1: hot keys")
+    scale.add_argument(
+        "--save-input",
+        type=Path,
+        metavar="DIR",
+        help="also save the generated records as a Parquet snapshot of topics 'left' and 'right' "
+        "(kjoin replay --input DIR --left-topic left --right-topic right)",
+    )
     scale.set_defaults(handler=_scale)
     replay = commands.add_parser(
         "replay",
@@ -119,7 +126,17 @@ def _scale(args: argparse.Namespace, streams: Streams) -> int:
         skew=args.skew,
     )
     data = {"mode": "scale", **{name: getattr(workload, name) for name in workload.__dataclass_fields__}}
-    return _check(args, streams, data, lambda spark: generate(spark, workload))
+
+    def records(spark: Any) -> Any:
+        generated = generate(spark, workload)
+        if args.save_input is not None:
+            from kjoin.conformance.scale.data import write_snapshot
+
+            write_snapshot(generated, args.save_input)
+            streams.stderr.write(f"kjoin: scale: input saved to {args.save_input}\n")
+        return generated
+
+    return _check(args, streams, data, records)
 
 
 def _replay(args: argparse.Namespace, streams: Streams) -> int:

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
-__all__ = ["KAFKA_COLUMNS", "RECORD_COLUMNS", "DataError", "Generated", "generate", "read_snapshot"]
+__all__ = [
+    "KAFKA_COLUMNS",
+    "RECORD_COLUMNS",
+    "DataError",
+    "Generated",
+    "generate",
+    "read_snapshot",
+    "write_snapshot",
+]
 
 RECORD_COLUMNS = ("side", "partition", "offset", "key", "value", "ts")
 KAFKA_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp")
@@ -84,6 +92,24 @@ def generate(spark: SparkSession, workload: Generated) -> DataFrame:
     records = records.withColumn("partition", partition.cast("int"))
     offset = F.row_number().over(Window.partitionBy("side", "partition").orderBy("id")) - 1
     return records.withColumn("offset", offset.cast("long")).select(*RECORD_COLUMNS)
+
+
+def write_snapshot(
+    records: DataFrame, path: Path, left_topic: str = "left", right_topic: str = "right"
+) -> None:
+    """``RECORD_COLUMNS`` records saved as a Parquet snapshot of two topics (Spark's Kafka source columns,
+    ``KAFKA_COLUMNS``): what ``read_snapshot`` and ``kjoin replay`` read. Overwrites ``path``."""
+    from pyspark.sql import functions as F
+
+    topic = F.when(F.col("side") == "left", F.lit(left_topic)).otherwise(F.lit(right_topic))
+    records.select(
+        F.col("key").cast("binary").alias("key"),
+        F.col("value").cast("binary").alias("value"),
+        topic.alias("topic"),
+        "partition",
+        "offset",
+        F.timestamp_millis("ts").alias("timestamp"),
+    ).write.mode("overwrite").parquet(str(path))
 
 
 def read_snapshot(

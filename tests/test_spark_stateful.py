@@ -1,8 +1,9 @@
 """The bundled ``spark-stateful`` candidate (Structured Streaming, ``transformWithStateInPandas``) agrees
-with the oracle, exactly, on every claimed case of the specification's scenario files and Kafka's own table
-join tests; ``nox -s stateful`` runs it over the whole catalogue, golden traces included.
+with the oracle, exactly, on every claimed case of the whole catalogue: the specification's scenario files,
+Kafka's own join tests and the golden traces of real Kafka Streams 3.1 to 4.4 (``nox -s stateful`` adds
+fuzzing and the HTML report).
 
-It runs in its own xdist group: a streaming query per join kind, one micro-batch per processing step.
+It runs in its own xdist group: a streaming query per join kind, eight processing steps per micro-batch.
 """
 
 from __future__ import annotations
@@ -25,22 +26,11 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.xdist_group("spark-stateful")
 
-SPECIFICATION = [
-    "stream_stream",
-    "stream_table",
-    "table_table",
-    "foreign_key",
-    "kafka_tests/stream-table.jsonl",
-    "kafka_tests/table-table.jsonl",
-    "kafka_tests/fk.jsonl",
-]
-"""What the test runs: the edge cases that state one rule each, and Kafka's own table and foreign-key join
-tests (its stream-stream tests, up to 92 records long, cost a micro-batch per record: ``nox -s stateful``
-runs them with the rest of the catalogue)."""
+GOLDEN = "scenarios/golden/"
 
 
 def test_spark_stateful_agrees_with_the_oracle_on_every_claimed_case(spark: SparkSession) -> None:
-    loaded = load_cases([CATALOGUE_ROOT / folder for folder in SPECIFICATION])
+    loaded = load_cases()
     assert loaded.errors == ()
     harness = HarnessRun(load_candidate("spark-stateful"), lambda: spark)
     outcomes = harness.outcomes(loaded.cases)
@@ -49,10 +39,14 @@ def test_spark_stateful_agrees_with_the_oracle_on_every_claimed_case(spark: Spar
     assert not failing, f"{len(failing)} failing cases:\n\n{shown}"
     passed = Counter(outcome.case.spec.join for outcome in outcomes if outcome.status == "pass")
     # every claimed join kind is exercised, and checked at the exact level (the candidate reports idx)
-    assert passed["stream-stream"] >= 40 and passed["stream-table"] >= 15 and passed["table-table"] >= 15, (
-        passed
-    )
-    assert passed["fk"] >= 60, passed
+    assert passed["stream-stream"] >= 2000 and passed["table-table"] >= 2000, passed
+    assert passed["stream-table"] >= 1500 and passed["fk"] >= 1500, passed
+    golden = {
+        outcome.case.kafka
+        for outcome in outcomes
+        if outcome.status == "pass" and GOLDEN in outcome.case.source
+    }
+    assert {"3.1", "3.9.2", "4.0.0", "4.4.0"} <= golden, sorted(golden)  # real Kafka's traces, old and new
     assert all(outcome.mode == "exact" for outcome in outcomes if outcome.status == "pass")
     assert all(call.status == "ok" for call in harness.batches)
 
@@ -63,7 +57,9 @@ def test_a_query_restarted_from_its_checkpoint_carries_on_with_the_state_spark_k
     """The state lives in Spark's state store, not in the Python worker: stop the query half-way (after the
     first steps), start a new one on the same checkpoint over all the records, and the two together emit
     exactly what one uninterrupted query emits (the new query resumes at the next step, with the stores,
-    held records and clocks Spark checkpointed)."""
+    held records and clocks Spark checkpointed). And one step per micro-batch emits what the candidate's
+    default of several steps per micro-batch emits."""
+    from kjoin.conformance.candidates.spark_stateful import STEPS_PER_BATCH
     from kjoin.conformance.candidates.stateful.query import SPEC_COLUMNS, run_join_query
 
     loaded = load_cases([CATALOGUE_ROOT / "kafka_tests" / "stream-stream.jsonl"])
@@ -74,6 +70,9 @@ def test_a_query_restarted_from_its_checkpoint_carries_on_with_the_state_spark_k
     specs = {row[0]: dict(zip(names, row, strict=True)) for row in spec_rows(cases)}
     rows = [(*row, *(specs[row[0]][column] for column in SPEC_COLUMNS)) for row in input_rows(cases)]
     uninterrupted = sorted(run_join_query(spark, "stream-stream", rows), key=_order)
+    assert max(row[1] for row in rows) >= 2 * STEPS_PER_BATCH  # the batched run spans micro-batches too
+    batched = run_join_query(spark, "stream-stream", rows, steps_per_batch=STEPS_PER_BATCH)
+    assert sorted(batched, key=_order) == uninterrupted
     checkpoint = str(tmp_path / "checkpoint")
     halfway = 4
     first = run_join_query(spark, "stream-stream", [row for row in rows if row[1] < halfway], checkpoint)

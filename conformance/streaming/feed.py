@@ -43,10 +43,12 @@ class _StepPartition(InputPartition):
 
 
 class _StepReader(DataSourceStreamReader):
-    """Offsets are ``{"step": n}``: the number of steps handed out so far; one more per micro-batch."""
+    """Offsets are ``{"step": n}``: the number of steps handed out so far; ``per_batch`` more per
+    micro-batch."""
 
-    def __init__(self, steps: Sequence[Step]) -> None:
+    def __init__(self, steps: Sequence[Step], per_batch: int = 1) -> None:
         self.steps = steps
+        self.per_batch = per_batch
 
     def initialOffset(self) -> dict[str, int]:
         return {"step": 0}
@@ -57,7 +59,7 @@ class _StepReader(DataSourceStreamReader):
     def latestOffset(self, start: dict[str, int], limit: ReadLimit) -> dict[str, int]:
         if isinstance(limit, ReadAllAvailable):
             return {"step": len(self.steps)}
-        return {"step": min(len(self.steps), start["step"] + 1)}
+        return {"step": min(len(self.steps), start["step"] + self.per_batch)}
 
     def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
         rows = [row for step in self.steps[start["step"] : end["step"]] for row in step]
@@ -68,7 +70,7 @@ class _StepReader(DataSourceStreamReader):
         yield from partition.rows
 
 
-def _source_class(name: str, steps: Sequence[Step], schema: str) -> type[DataSource]:
+def _source_class(name: str, steps: Sequence[Step], schema: str, per_batch: int = 1) -> type[DataSource]:
     """A data source class that carries ``steps`` (pickled by value when registered)."""
 
     class SteppedRecords(DataSource):
@@ -80,7 +82,7 @@ def _source_class(name: str, steps: Sequence[Step], schema: str) -> type[DataSou
             return schema
 
         def streamReader(self, schema: Any) -> DataSourceStreamReader:
-            return _StepReader(steps)
+            return _StepReader(steps, per_batch)
 
     return SteppedRecords
 
@@ -97,14 +99,18 @@ def stepped_stream_of_rows(
     rows: Iterable[tuple[Any, ...]],
     extra_steps: Sequence[Step] = (),
     schema: str = STEP_SCHEMA,
+    steps_per_batch: int = 1,
 ) -> DataFrame:
     """``stepped_stream`` of records already on the driver, as ``STEP_COLUMNS`` tuples (``schema`` may add
-    columns after those, which every row then carries)."""
+    columns after those, which every row then carries); ``steps_per_batch`` consecutive steps make one
+    micro-batch (the consumer must then order a batch's rows by ``idx`` itself)."""
+    if steps_per_batch < 1:
+        raise ValueError(f"steps_per_batch must be at least 1, got {steps_per_batch}")
     steps: dict[int, Step] = {}
     for row in sorted(rows, key=lambda row: (row[1], row[0])):
         steps.setdefault(row[1], []).append(tuple(row))
     ordered = [steps.get(step, []) for step in range(max(steps, default=-1) + 1)]
     ordered += [list(step) for step in extra_steps]
     name = f"kjoin_steps_{next(_names)}"
-    spark.dataSource.register(_source_class(name, ordered, schema))
+    spark.dataSource.register(_source_class(name, ordered, schema, steps_per_batch))
     return spark.readStream.format(name).load()

@@ -1,7 +1,8 @@
 """The ``StatefulProcessor``: one Kafka task per grouping key, its records in order, its stores as state.
 
-Each micro-batch brings, per task, the records of one processing step (the harness feeds one step per
-batch; the processor sorts by ``idx`` anyway, so larger batches work too). ``handleInputRows`` loads the
+Each micro-batch brings, per task, the records of a few processing steps (``steps_per_batch``; the
+end-to-end job reads all it finds), which the processor sorts by ``idx``: any batch size gives the same
+answer. ``handleInputRows`` loads the
 task's stores (``state.StoreView``), runs Kafka's join processors over the records, writes the changes
 back and yields the results with the input index that emitted them (``idx``) and their position among
 that input's results (``seq``), so the check can be exact about emission order.

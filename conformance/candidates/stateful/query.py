@@ -6,6 +6,10 @@ processing step per micro-batch (``conformance.streaming.feed``), grouped by tas
 ``KafkaTaskProcessor``. ``transformWithStateInPandas`` needs the RocksDB state store provider: the query
 is started with it (and changelog checkpointing, which makes a micro-batch's commit cheaper) and the
 session's settings are put back afterwards (a query keeps the configuration it started with).
+
+``steps_per_batch`` consecutive processing steps make one micro-batch (default one): the processor runs a
+batch's records of a task in ``idx`` order, so any size gives the same answer, and fewer micro-batches
+cost less.
 """
 
 from __future__ import annotations
@@ -73,12 +77,16 @@ def query_settings(spark: SparkSession) -> Iterator[None]:
 
 
 def run_join_query(
-    spark: SparkSession, join: str, rows: Sequence[tuple[Any, ...]], checkpoint: str | None = None
+    spark: SparkSession,
+    join: str,
+    rows: Sequence[tuple[Any, ...]],
+    checkpoint: str | None = None,
+    steps_per_batch: int = 1,
 ) -> list[tuple[Any, ...]]:
     """Run one join kind's records (``STEP_COLUMNS`` + ``SPEC_COLUMNS`` tuples) to completion; the rows
     the sink received (``OUTPUT_DDL``). With a ``checkpoint`` directory a query resumes where the last one
     on it stopped: its state and the next processing step come from the checkpoint."""
-    stream = stepped_stream_of_rows(spark, rows, (), STEP_SCHEMA + SPEC_DDL)
+    stream = stepped_stream_of_rows(spark, rows, (), STEP_SCHEMA + SPEC_DDL, steps_per_batch)
     output = stream.groupBy("scenario_id").transformWithStateInPandas(
         statefulProcessor=KafkaTaskProcessor(join),
         outputStructType=OUTPUT_DDL,

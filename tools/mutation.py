@@ -21,8 +21,10 @@ Every mutant is written as its own importable package (``kjoin_mutant_NNNN``: a 
 its imports renamed) under a temporary folder on ``PYTHONPATH``, so all mutants live in ONE process with ONE
 SparkSession, and Spark's Python workers import the mutated code too. Each mutant runs, as a candidate
 named ``mutant-NNNN``, over the catalogue cases of the join kinds its module serves, one candidate call per
-join kind (the harness's batching); with ``--fuzz`` the survivors also meet ``kjoin fuzz`` (ci profile, all
-claimed eras). A mutant is *killed* when any case fails or errors.
+join kind (the harness's batching), then, if it survives, each scenario file with versioned tables as a
+batch of its own (as ``kjoin run FILE`` makes it: a candidate may take another path for such a batch);
+with ``--fuzz`` the survivors also meet ``kjoin fuzz`` (ci profile, all claimed eras). A mutant is
+*killed* when any case fails or errors.
 
 The report lists, per module, the mutants, how many the catalogue and the fuzzer killed and the score, and
 every survivor with its change, so it can be killed by a new scenario or shown equivalent: survivors
@@ -327,6 +329,32 @@ def _first_failure(outcomes: Sequence[Any]) -> str:
     return ""
 
 
+def _versioned_files(cases: Sequence[Any]) -> dict[str, list[Any]]:
+    """The catalogue's scenario files with versioned tables (golden traces aside), each file's cases."""
+    files: dict[str, list[Any]] = {}
+    for case in cases:
+        if case.spec.versioned is not None and not case.source.startswith("scenarios/golden"):
+            files.setdefault(case.source, []).append(case)
+    return files
+
+
+def _alone_failure(
+    spark: SparkSession, candidate: Any, files: dict[str, list[Any]], joins: Sequence[str]
+) -> str:
+    """The first failure of the files in ``files`` of ``joins``, each run as a batch of its own (as ``kjoin
+    run FILE`` makes it): a candidate may choose a path per batch, e.g. spark-reference's fast path for
+    batches without versioned tables, which the whole catalogue as one batch never takes."""
+    from kjoin.conformance.harness.outcomes import HarnessRun
+
+    for source, mine in sorted(files.items()):
+        selected = [case for case in mine if case.join in joins]
+        if selected:
+            failure = _first_failure(HarnessRun(candidate, lambda: spark, timeout=900).outcomes(selected))
+            if failure:
+                return f"{failure} (its file {source} alone)"
+    return ""
+
+
 def run_mutants(
     spark: SparkSession, chosen: Sequence[tuple[int, Mutation]], folder: Path, *, fuzz_survivors: bool
 ) -> Iterator[Result]:
@@ -341,6 +369,7 @@ def run_mutants(
     for case in cases:
         if case.expected is not None or case.source.startswith("scenarios/golden"):
             by_join.setdefault(case.join, []).append(case)
+    alone = _versioned_files(cases)
     equivalents = _equivalents()
     for number, mutation in chosen:
         started = time.perf_counter()
@@ -351,7 +380,7 @@ def run_mutants(
         try:
             selected = [case for join in joins for case in by_join.get(join, [])]
             outcomes = HarnessRun(candidate, lambda: spark, timeout=900).outcomes(selected)
-            failure = _first_failure(outcomes)
+            failure = _first_failure(outcomes) or _alone_failure(spark, candidate, alone, joins)
             if failure:
                 result.killed_by, result.detail = "catalogue", failure
             elif fuzz_survivors:

@@ -185,6 +185,16 @@ def mutation(session: nox.Session) -> None:
 
 
 @nox.session
+def mutation_oracle(session: nox.Session) -> None:
+    """Mutation testing of the oracle (tools/mutation_oracle.py): every mutant of its join modules against
+    the catalogue's stated outputs and real Kafka's golden traces (kjoin check, no Spark, minutes); the
+    score per module and every survivor (arguments go to the script)."""
+    _ensure_installed(session)
+    args = session.posargs or ["--markdown", str(ROOT / "docs" / "mutation-report-oracle.md")]
+    session.run(sys.executable, str(ROOT / "tools" / "mutation_oracle.py"), *args, external=True)
+
+
+@nox.session
 def reach(session: nox.Session) -> None:
     """What the catalogue and the generators reach (tools/reach.py): behaviour flags per claimed era, and
     the oracle's branch coverage; no Spark (arguments go to the script, e.g. --profile deep --seed 7)."""

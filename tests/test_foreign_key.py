@@ -83,6 +83,15 @@ def test_fk_snapshot_lists_subscriptions_in_scan_order_with_their_hashes() -> No
     }
 
 
+def test_fk_snapshot_names_each_table_by_its_side() -> None:
+    processor = processor_for(JoinSpec("fk", "left"), behaviour_for("3.9"))
+    processor.process(0, _left("k2", "f1:L1", 1))
+    processor.process(1, _right("f1", "R1", 2))
+    snapshot = processor.snapshot()
+    assert snapshot["left"] == {"'k2'": {"value": "f1:L1", "ts": 1}}
+    assert snapshot["right"] == {"'f1'": {"value": "R1", "ts": 2}}
+
+
 # --- golden traces: KAFKA-16394 ----------------------------------------------------------------------------
 
 

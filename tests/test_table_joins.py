@@ -269,6 +269,15 @@ def test_stream_table_join_inner_join_is_unsupported_before_0_10_2() -> None:
         _join("stream-table", "inner", "0.10.1", "L k:A@1")
 
 
+@pytest.mark.parametrize("join", ["stream-table", "table-table"])
+@pytest.mark.parametrize("left", [False, True])
+def test_a_versioned_table_on_either_side_is_unsupported_before_3_5(join: str, left: bool) -> None:
+    """KIP-914 versioned stores arrive in 3.5: before, one versioned table, on either side, is refused."""
+    versioned = Versioning(left=left, right=not left, history_ms=5)
+    with pytest.raises(UnsupportedJoinError):
+        _join(join, "left", "3.4", "L k:A@1", versioned=versioned)
+
+
 def test_stream_table_join_grace_buffer_state_is_in_snapshot() -> None:
     spec = JoinSpec(
         join="stream-table", variant="left", window=Window(grace=3), versioned=_right_versioned(5)

@@ -75,11 +75,13 @@ _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, 
             ast.NotEq: ast.Eq}  # fmt: skip
 _ARITHMETIC = {ast.Add: ast.Sub, ast.Sub: ast.Add}
 _LOGIC = {ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd}
+_BOOLEAN = {ast.And: ast.Or, ast.Or: ast.And}
 _EXTREMES = {"greatest": "least", "least": "greatest", "max": "min", "min": "max"}
 _ORDER = {"asc": "desc", "desc": "asc"}
 _SIDES = {"left": "right", "right": "left"}
 _SYMBOLS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-            ast.Add: "+", ast.Sub: "-", ast.BitAnd: "&", ast.BitOr: "|"}  # fmt: skip
+            ast.Add: "+", ast.Sub: "-", ast.BitAnd: "&", ast.BitOr: "|",
+            ast.And: "and", ast.Or: "or"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,8 @@ class _Finder(ast.NodeVisitor):
 
     module: str
     source: str
+    python_logic: bool = False
+    """Also ``and``/``or`` exchanged and ``not`` dropped (for the oracle: plain Python logic)."""
     offsets: list[int] = field(default_factory=list)
     found: list[Mutation] = field(default_factory=list)
 
@@ -217,6 +221,21 @@ class _Finder(ast.NodeVisitor):
             self._operator_between("logic", node.left, node.right, kind, _LOGIC[kind])
         self.generic_visit(node)
 
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """Python's ``and``/``or`` (the oracle's logic; the reference's Spark logic is ``&``/``|``)."""
+        if self.python_logic:
+            kind = type(node.op)
+            for left, right in zip(node.values, node.values[1:], strict=False):
+                self._operator_between("logic", left, right, kind, _BOOLEAN[kind])
+        self.generic_visit(node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
+        """A dropped ``not``."""
+        if self.python_logic and isinstance(node.op, ast.Not):
+            start, end = self._span(node.operand)
+            self._add("negation", node, self.source[start:end])
+        self.generic_visit(node)
+
     def _off_by_one(self, node: ast.AST) -> None:
         if isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) <= 10:
             self._add("off-by-one", node, str(node.value + 1))
@@ -247,12 +266,15 @@ class _Finder(ast.NodeVisitor):
             self._add("side", node, repr(_SIDES[node.value]).replace("'", '"'))
 
 
-def mutations(modules: Sequence[str]) -> list[Mutation]:
-    """Every mutation point of ``modules`` (names under the reference package), in source order."""
+def mutations(
+    modules: Sequence[str], package: Path = REFERENCE, python_logic: bool = False
+) -> list[Mutation]:
+    """Every mutation point of ``modules`` (names under ``package``, default the reference), in source
+    order; ``python_logic`` adds the ``and``/``or`` and ``not`` mutants."""
     found: list[Mutation] = []
     for module in modules:
-        source = (REFERENCE / f"{module}.py").read_text(encoding="utf-8")
-        finder = _Finder(module, source)
+        source = (package / f"{module}.py").read_text(encoding="utf-8")
+        finder = _Finder(module, source, python_logic)
         finder.visit(ast.parse(source))
         unique = {(m.start, m.end, m.replacement): m for m in finder.found}
         found.extend(sorted(unique.values(), key=lambda m: (m.start, m.end, m.replacement)))
@@ -399,20 +421,21 @@ def run_mutants(
 HEADERS = ["module", "mutants", "catalogue", "fuzz", "equivalent", "survived", "score"]
 
 
-def render(results: Sequence[Result], total_points: int) -> str:
-    """The score per module and every survivor, as Markdown."""
+def render(results: Sequence[Result], total_points: int, second: str = "fuzz") -> str:
+    """The score per module and every survivor, as Markdown; ``second`` names the stage after the catalogue
+    (the fuzzer here, the unit tests for the oracle's mutants)."""
     from tabulate import tabulate
 
     rows = []
     for module in sorted({r.mutation.module for r in results}):
         mine = [r for r in results if r.mutation.module == module]
-        catalogue = sum(r.killed_by in ("catalogue", "crash") for r in mine)
-        fuzzed = sum(r.killed_by == "fuzz" for r in mine)
+        catalogue = sum(r.killed_by in ("catalogue", "crash", "timeout") for r in mine)
+        later = sum(r.killed_by == second for r in mine)
         equivalent = sum(r.equivalent is not None for r in mine)
         real = len(mine) - equivalent
-        score = (catalogue + fuzzed) / real if real else 1.0
-        survived = len(mine) - catalogue - fuzzed - equivalent
-        rows.append([module, len(mine), catalogue, fuzzed, equivalent, survived, f"{score:.0%}"])
+        score = (catalogue + later) / real if real else 1.0
+        survived = len(mine) - catalogue - later - equivalent
+        rows.append([module, len(mine), catalogue, later, equivalent, survived, f"{score:.0%}"])
     killed = sum(r.killed_by is not None for r in results)
     equivalent = sum(r.equivalent is not None for r in results)
     real = len(results) - equivalent
@@ -422,7 +445,7 @@ def render(results: Sequence[Result], total_points: int) -> str:
         if real
         else "no mutants",
         "",
-        tabulate(rows, HEADERS, tablefmt="github"),
+        tabulate(rows, [second if h == "fuzz" else h for h in HEADERS], tablefmt="github"),
         "",
     ]
     survivors = [r for r in results if r.killed_by is None]

@@ -29,6 +29,7 @@ from kjoin.oracle import (
     Versioning,
     Window,
     behaviour_for,
+    processor_for,
     run,
 )
 from kjoin.oracle.stream_table import StreamTableJoin
@@ -276,6 +277,15 @@ def test_a_versioned_table_on_either_side_is_unsupported_before_3_5(join: str, l
     versioned = Versioning(left=left, right=not left, history_ms=5)
     with pytest.raises(UnsupportedJoinError):
         _join(join, "left", "3.4", "L k:A@1", versioned=versioned)
+
+
+def test_table_table_snapshot_names_each_table_by_its_side() -> None:
+    join = processor_for(JoinSpec(join="table-table", variant="left"), behaviour_for("3.9"))
+    for index, record in enumerate(_records("L k:A@1 R k:a@2")):
+        join.process(index, record)
+    snapshot = join.snapshot()
+    assert snapshot["left"] == {"'k'": {"value": "A", "ts": 1}}
+    assert snapshot["right"] == {"'k'": {"value": "a", "ts": 2}}
 
 
 def test_stream_table_join_grace_buffer_state_is_in_snapshot() -> None:

@@ -332,14 +332,31 @@ class MutantCandidate:
         return result
 
 
-def _equivalents() -> dict[tuple[str, str, int], str]:
+def equivalents(section: str = "equivalent") -> dict[tuple[str, str, int], str]:
+    """The recorded equivalent mutants of ``section`` (``oracle_equivalent`` for the oracle's):
+    ``(module, change, line) -> reason``."""
     if not EQUIVALENTS.exists():
         return {}
     document = tomllib.loads(EQUIVALENTS.read_text(encoding="utf-8"))
     return {
         (entry["module"], entry["change"], int(entry["line"])): entry["reason"]
-        for entry in document.get("equivalent", [])
+        for entry in document.get(section, [])
     }
+
+
+def selected(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, points: list[tuple[int, Mutation]]
+) -> list[tuple[int, Mutation]] | None:
+    """The numbered mutants ``--only`` and ``--sample`` select; None after ``--list`` printed them."""
+    try:
+        eligible = only(points, args.only) if args.only else points
+    except ValueError as error:
+        parser.error(str(error))
+    if args.list:
+        for number, mutation in eligible:
+            print(f"{number:4d} {mutation.module}.py:{mutation.line} [{mutation.operator}] {mutation.change}")
+        return None
+    return sorted(random.Random(args.seed).sample(eligible, args.sample)) if args.sample else eligible
 
 
 def _first_failure(outcomes: Sequence[Any]) -> str:
@@ -392,7 +409,7 @@ def run_mutants(
         if case.expected is not None or case.source.startswith("scenarios/golden"):
             by_join.setdefault(case.join, []).append(case)
     alone = _versioned_files(cases)
-    equivalents = _equivalents()
+    recorded = equivalents()
     for number, mutation in chosen:
         started = time.perf_counter()
         package = write_mutant(folder, number, mutation)
@@ -413,7 +430,7 @@ def run_mutants(
         except Exception as error:  # a mutant that breaks the harness is killed: say how
             result.killed_by, result.detail = "crash", f"{type(error).__name__}: {error}"[:200]
         if result.killed_by is None:
-            result.equivalent = equivalents.get((mutation.module, mutation.change, mutation.line))
+            result.equivalent = recorded.get((mutation.module, mutation.change, mutation.line))
         result.seconds = time.perf_counter() - started
         yield result
 
@@ -475,15 +492,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--spark-master", default=os.environ.get("KJOIN_SPARK_MASTER", "local[2]"))
     args = parser.parse_args(argv)
     points = list(enumerate(mutations(args.modules), start=1))
-    try:
-        eligible = only(points, args.only) if args.only else points
-    except ValueError as error:
-        parser.error(str(error))
-    if args.list:
-        for number, mutation in eligible:
-            print(f"{number:4d} {mutation.module}.py:{mutation.line} [{mutation.operator}] {mutation.change}")
+    chosen = selected(parser, args, points)
+    if chosen is None:
         return 0
-    chosen = sorted(random.Random(args.seed).sample(eligible, args.sample)) if args.sample else eligible
     folder = Path(tempfile.mkdtemp(prefix="kjoin-mutants-"))
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
     sys.path.insert(0, str(folder))

@@ -21,19 +21,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mutation import EQUIVALENTS, Mutation, Result, mutations, only, render
+from mutation import Mutation, Result, equivalents, mutations, render, selected
 
 ROOT = Path(__file__).resolve().parents[1]
 ORACLE = ROOT / "oracle"
@@ -126,16 +124,6 @@ def check(folder: Path) -> tuple[str | None, str]:
     return None, ""
 
 
-def _equivalents() -> dict[tuple[str, str, int], str]:
-    if not EQUIVALENTS.exists():
-        return {}
-    document = tomllib.loads(EQUIVALENTS.read_text(encoding="utf-8"))
-    return {
-        (entry["module"], entry["change"], int(entry["line"])): entry["reason"]
-        for entry in document.get("oracle_equivalent", [])
-    }
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modules", nargs="+", choices=MODULES, default=list(MODULES))
@@ -146,16 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, help="also write the report here")
     args = parser.parse_args(argv)
     points = list(enumerate(mutations(args.modules, ORACLE, python_logic=True), start=1))
-    try:
-        eligible = only(points, args.only) if args.only else points
-    except ValueError as error:
-        parser.error(str(error))
-    if args.list:
-        for number, mutation in eligible:
-            print(f"{number:4d} {mutation.module}.py:{mutation.line} [{mutation.operator}] {mutation.change}")
+    chosen = selected(parser, args, points)
+    if chosen is None:
         return 0
-    chosen = sorted(random.Random(args.seed).sample(eligible, args.sample)) if args.sample else eligible
-    equivalents = _equivalents()
+    recorded = equivalents("oracle_equivalent")
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="kjoin-oracle-mutants-") as scratch:
         baseline = Path(scratch) / "unmutated"
@@ -169,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = Result(mutation, number)
             result.killed_by, result.detail = check(write_mutant(Path(scratch), mutation))
             if result.killed_by is None:
-                result.equivalent = equivalents.get((mutation.module, mutation.change, mutation.line))
+                result.equivalent = recorded.get((mutation.module, mutation.change, mutation.line))
             result.seconds = time.perf_counter() - started
             results.append(result)
             verdict = f"killed by {result.killed_by}" if result.killed_by else "SURVIVED"

@@ -23,7 +23,7 @@ from kjoin.conformance.candidates.stateful.query import SPEC_COLUMNS, SPEC_DDL, 
 from kjoin.conformance.endtoend.broker import KafkaBroker
 from kjoin.conformance.endtoend.builds import EndToEndError
 from kjoin.conformance.endtoend.ordering import merge_positions
-from kjoin.conformance.endtoend.topics import topic_records
+from kjoin.conformance.endtoend.topics import read_json_topic, topic_records
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -144,23 +144,9 @@ def _read_back(
     spark: SparkSession, broker: KafkaBroker, topic: str, partitions: Mapping[str, int]
 ) -> list[tuple[Any, ...]]:
     """The output topic's records (a batch query), each checked to be in its scenario's partition."""
-    from pyspark.sql import functions as F
-
-    back = (
-        spark.read.format("kafka")
-        .option("kafka.bootstrap.servers", broker.bootstrap)
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
-        .option("endingOffsets", "latest")
-        .load()
-        .select("partition", "offset", F.from_json(F.col("value").cast("string"), OUTPUT_DDL).alias("row"))
-        .orderBy("partition", "offset")
-        .collect()
-    )
     rows = []
-    for record in back:
-        row = tuple(record["row"][name] for name in OUTPUT_COLUMNS)
-        if partitions.get(row[0]) != record["partition"]:
-            raise EndToEndError(f"output for {row[0]} arrived in partition {record['partition']}")
+    for partition, row in read_json_topic(spark, broker.bootstrap, topic, OUTPUT_DDL, OUTPUT_COLUMNS):
+        if partitions.get(row[0]) != partition:
+            raise EndToEndError(f"output for {row[0]} arrived in partition {partition}")
         rows.append(row)
     return rows

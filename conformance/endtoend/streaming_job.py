@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from kjoin.conformance.endtoend.broker import KafkaBroker, StepProducer
 from kjoin.conformance.endtoend.builds import EndToEndError
+from kjoin.conformance.endtoend.topics import read_json_topic
 from kjoin.conformance.streaming.adapter import (
     EVENT_TIME_SHIFT_MS,
     FLUSH_SCENARIO,
@@ -263,24 +264,10 @@ def _start(
 def _read_back(spark: SparkSession, broker: KafkaBroker, query: _Query) -> list[tuple[Any, ...]]:
     """The ``out`` topic's rows in offset order per partition. A row of a known scenario must be in that
     scenario's partition; a row of an unknown scenario (in the extra partition) is kept for the check."""
-    from pyspark.sql import functions as F
-
-    back = (
-        spark.read.format("kafka")
-        .option("kafka.bootstrap.servers", broker.bootstrap)
-        .option("subscribe", query.topics["out"])
-        .option("startingOffsets", "earliest")
-        .option("endingOffsets", "latest")
-        .load()
-        .select("partition", "offset", F.from_json(F.col("value").cast("string"), ANSWER_DDL).alias("row"))
-        .orderBy("partition", "offset")
-        .collect()
-    )
     rows = []
-    for record in back:
-        row = tuple(record["row"][name] for name in _ANSWER_COLUMNS)
-        expected = query.partitions.get(row[0], query.flush_partition)
-        if record["partition"] != expected:
-            raise EndToEndError(f"output for {row[0]} arrived in partition {record['partition']}")
+    topic = query.topics["out"]
+    for partition, row in read_json_topic(spark, broker.bootstrap, topic, ANSWER_DDL, _ANSWER_COLUMNS):
+        if partition != query.partitions.get(row[0], query.flush_partition):
+            raise EndToEndError(f"output for {row[0]} arrived in partition {partition}")
         rows.append(row)
     return rows

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.catalogue import Case
 from kjoin.oracle.tasks import processing_order
 
-__all__ = ["in_processing_order", "topic_records"]
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["in_processing_order", "read_json_topic", "topic_records"]
 
 
 def in_processing_order(case: Case) -> Case:
@@ -42,3 +45,24 @@ def topic_records(
             "key": key,
             "value": value,
         }
+
+
+def read_json_topic(
+    spark: SparkSession, bootstrap: str, topic: str, ddl: str, columns: Sequence[str]
+) -> list[tuple[int, tuple[Any, ...]]]:
+    """Every record of ``topic`` (a batch read), its JSON value parsed with ``ddl``: ``(partition, the
+    value's ``columns``)`` in partition and offset order, the order the sink wrote them."""
+    from pyspark.sql import functions as F
+
+    back = (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("endingOffsets", "latest")
+        .load()
+        .select("partition", "offset", F.from_json(F.col("value").cast("string"), ddl).alias("row"))
+        .orderBy("partition", "offset")
+        .collect()
+    )
+    return [(record["partition"], tuple(record["row"][name] for name in columns)) for record in back]

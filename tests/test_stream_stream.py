@@ -70,3 +70,18 @@ def test_stream_stream_snapshot_shows_stores_and_held_records() -> None:
         "right_store": {"observed_time": 9, "records": []},
         "outer": {"stream_time": 9, "min_time": 7, "held": [[7, "left", "k", "A"]]},
     }
+
+
+def test_stream_stream_snapshot_keeps_a_record_at_the_first_live_timestamp() -> None:
+    """Spec SS-7: an in-memory store keeps a record while ``ts > observed - retention``. Retention 10 + 10 + 0
+    = 20 and observed time 24: B@5 is still live (5 > 4) and A@4 is not. The snapshot lists what a fetch can
+    still return (a probe of ``k`` over 5 - 10 to 5 + 10 finds B only), so B at the boundary is in it."""
+    processor = processor_for(
+        JoinSpec(join="stream-stream", variant="inner", window=Window(10, 10, 0), stores="memory"),
+        behaviour_for("3.9"),
+    )
+    for index, record in enumerate([_left("k", "A", 4), _left("k", "B", 5), _left("k2", "C", 24)]):
+        assert processor.process(index, record) == []
+    live = [["k", 5, "B"], ["k2", 24, "C"]]
+    assert processor.snapshot()["left_store"] == {"observed_time": 24, "records": live}
+    assert [o.value for o in processor.process(3, _right("k", "R", 5))] == [("B", "R")]

@@ -1,8 +1,10 @@
 """Developer sessions. ``nox`` runs ``lint``, ``typecheck`` and ``tests`` by default.
 
-* ``tests``: the README's test command (the project's own tests, Spark included); ``fast``: the tier
-  without Spark or Kafka (about a minute); ``heavy``: the heavy variants of a few tests (benchmark sizes,
-  more seeds) that the README's command runs smaller;
+* ``tests``: the README's test command (the default tier: the project's own tests, Spark included, but not
+  the system tests); ``system``: the system tests (a standalone cluster, a Kafka broker, step-by-step
+  streaming, ``kjoin scale``; CI runs them after the README's command); ``fast``: the tier without Spark
+  or Kafka (about a minute); ``heavy``: the heavy variants of a few tests (benchmark sizes, more seeds)
+  that the other tiers run smaller; ``deep``: the property and differential tests under the deep profile;
 * ``lint``: ``ruff check`` and ``ruff format --check``; ``typecheck``: mypy (strict) over the installed
   ``kjoin`` package;
 * ``bench``, ``bench_harness``, ``bench_differential``: throughput benchmarks (arguments go to the script);
@@ -32,7 +34,7 @@ BIN = Path(sys.executable).parent
 
 ROOT = Path(__file__).resolve().parent
 TEST_COMMAND = ("pytest", "tests", "-n", "2", "--dist", "loadgroup")
-"""The README's test command (also what .ci/run runs)."""
+"""The README's test command (also what .ci/run runs): the default tier (tests/conftest.py)."""
 PACKAGE_FOLDERS = ("oracle", "scenarios", "conformance", "reports")
 """The source folders that install as ``kjoin.<folder>``."""
 
@@ -52,6 +54,28 @@ def tests(session: nox.Session) -> None:
     """The test suite, exactly as the README runs it (extra arguments go to pytest)."""
     _ensure_installed(session)
     session.run(str(BIN / TEST_COMMAND[0]), *TEST_COMMAND[1:], *session.posargs, external=True)
+
+
+@nox.session
+def system(session: nox.Session) -> None:
+    """The system tests the README's command leaves out (``--tier system``, tests/conftest.py): ``kjoin
+    scale``/``replay`` locally and on a standalone cluster, runs through a real Kafka broker, the streaming
+    adapter and spark-stateful fed step by step (extra arguments go to pytest)."""
+    _ensure_installed(session)
+    session.run(str(BIN / TEST_COMMAND[0]), *TEST_COMMAND[1:], "--tier", "system", *session.posargs,
+                external=True)  # fmt: skip
+
+
+@nox.session
+def deep(session: nox.Session) -> None:
+    """The oracle's property tests and spark-reference's differential test under the deep fuzzing profile
+    (1,000 examples per property and era, 2,000 scenarios per join kind; extra arguments go to pytest,
+    e.g. ``--kjoin-seed 7``)."""
+    _ensure_installed(session)
+    files = ("tests/test_oracle_properties.py", "tests/test_consistency_properties.py",
+             "tests/test_differential_reference.py")  # fmt: skip
+    session.run(str(BIN / "pytest"), *files, "-n", "2", "--dist", "loadgroup", "--kjoin-profile", "deep",
+                *session.posargs, external=True)  # fmt: skip
 
 
 @nox.session
@@ -169,8 +193,8 @@ def heavy(session: nox.Session) -> None:
     pytest)."""
     _ensure_installed(session)
     session.run(
-        str(BIN / "pytest"), *HEAVY_TESTS, "-n", "2", "--dist", "loadgroup", *session.posargs,
-        env={"KJOIN_HEAVY_TESTS": "1"}, external=True,
+        str(BIN / "pytest"), *HEAVY_TESTS, "-n", "2", "--dist", "loadgroup", "--tier", "all",
+        *session.posargs, env={"KJOIN_HEAVY_TESTS": "1"}, external=True,
     )  # fmt: skip
 
 

@@ -2,6 +2,11 @@
 
 * ``spark``: one SparkSession (``local[2]``) for the whole test session; modules with their own ``spark``
   fixture keep it (``start_session`` reuses the active session anyway).
+* ``--tier default|system|all``: which tests run. The README's command runs the default tier: everything
+  but the tests marked ``system`` (a whole run on a standalone Spark cluster or through a Kafka broker,
+  Structured Streaming queries fed one step per micro-batch, ``kjoin scale``), which take most of the time
+  and check whole systems rather than one rule; ``--tier system`` runs just those (``nox -s system``), ``all``
+  both. CI runs both tiers. A system test file named on the command line runs in the default tier too.
 * ``--kjoin-profile ci|deep`` and ``--kjoin-seed S``: the fuzzing profile and seed of the differential tests
   and the oracle property tests (also ``$KJOIN_PROFILE``, ``$KJOIN_SEED``); both are printed in the report
   header, so any run can be repeated.
@@ -38,8 +43,20 @@ if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
 
 
+TIERS = ("default", "system", "all")
+"""The test tiers of ``--tier``: without the ``system`` tests (the README's command), only them, or both."""
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("kjoin-tests", "kjoin's own tests")
+    group.addoption(
+        "--tier",
+        dest="kjoin_tier",
+        default=None,
+        choices=TIERS,
+        help="default: every test but the system tests (the README's command); system: only those (a "
+        "standalone cluster, a Kafka broker, step-by-step streaming, kjoin scale); all: both",
+    )
     group.addoption(
         "--kjoin-profile",
         dest="kjoin_profile",
@@ -72,12 +89,19 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--kjoin-profile/--kjoin-seed: {error}") from error
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
     profile = active_profile()
-    return (
+    tier = config.getoption("kjoin_tier") or "default"
+    about = {
+        "default": "the system tests are left to --tier system (nox -s system), except in files named here",
+        "system": "only the system tests",
+        "all": "every test",
+    }[tier]
+    return [
         f"kjoin differential: profile {profile.name} ({profile.examples} scenarios per join kind), "
-        f"seed {active_seed(profile)}, hypothesis {hypothesis.__version__}"
-    )
+        f"seed {active_seed(profile)}, hypothesis {hypothesis.__version__}",
+        f"kjoin tier: {tier} ({about})",
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -101,10 +125,10 @@ def spark() -> SparkSession:
     return start_session("local[2]")
 
 
-@pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook (see _restore_xdist_groups)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_itemcollected(item: pytest.Item) -> None:
     """Mark every test that needs Spark (it uses the ``spark`` fixture or runs in a Spark group: any
-    ``xdist_group`` whose name starts with ``spark``), so that ``-m "not spark"`` is the fast tier.
+    ``xdist_group`` whose name starts with ``spark``), so that ``-m "not spark"`` is the fast tier; marked
+    as each test is collected, before pytest's own ``-m`` selection looks.
 
     The Spark groups (``--dist loadgroup`` runs each group whole on one worker, the biggest first, and
     every group on a worker shares that worker's SparkSession): ``spark`` (spark-reference: golden traces,
@@ -112,14 +136,54 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     candidates, ``kjoin run`` under faults), ``spark-harness`` (the harness, the plugin, reports),
     ``spark-scale`` (``kjoin scale``/``replay`` locally and on a standalone cluster), ``spark-streaming``
     (the streaming adapter), ``spark-stateful`` (the Structured Streaming candidate)."""
-    for item in items:
-        grouped = any(
-            str(mark.args[0]).startswith("spark") for mark in item.iter_markers("xdist_group") if mark.args
-        )
-        if grouped or "spark" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.spark)
+    grouped = any(
+        str(mark.args[0]).startswith("spark") for mark in item.iter_markers("xdist_group") if mark.args
+    )
+    if grouped or "spark" in getattr(item, "fixturenames", ()):
+        item.add_marker(pytest.mark.spark)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook (see _restore_xdist_groups)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the tests of the tier (``_select_tier``) and their xdist groups."""
+    _select_tier(config, items)
     if getattr(config.option, "loadgroup", False):
         _restore_xdist_groups(items)
+
+
+def _select_tier(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the tests of ``--tier``; without the option, a system test still runs when its file was named
+    on the command line (``pytest tests/test_scale.py`` runs it: asking for the file is asking for it)."""
+    tier = config.getoption("kjoin_tier")
+    named = set()
+    if tier is None:
+        for arg in config.args:
+            path = Path(arg.split("::", 1)[0])
+            if path.is_file():
+                named.add(path.resolve())
+    keep, drop = [], []
+    for item in items:
+        system = item.get_closest_marker("system") is not None
+        wanted = {
+            "system": system,
+            "all": True,
+            "default": not system,
+            None: not system or item.path.resolve() in named,
+        }[tier]
+        (keep if wanted else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Say so when system tests were left out, so that a green run is not read as the whole suite."""
+    folders = any(Path(arg.split("::", 1)[0]).is_dir() for arg in config.args)
+    if folders and config.getoption("kjoin_tier") in (None, "default") and not config.getoption("markexpr"):
+        terminalreporter.write_line(
+            "kjoin: this was the default tier; the system tests (a standalone cluster, a Kafka broker, "
+            "step-by-step streaming, kjoin scale) run with --tier system (nox -s system); CI runs both"
+        )
 
 
 def _restore_xdist_groups(items: list[pytest.Item]) -> None:

@@ -18,24 +18,18 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from kjoin.conformance.differential.profiles import active_profile, property_settings
 from kjoin.conformance.strategies import histories, join_specs
 from kjoin.oracle import ERAS, JoinSpec, Output, Record, Versioning, Window, behaviour_for, run
 from kjoin.oracle.records import Key, Value, Variant
 from support.vacuity import exercised, witness
 
-settings.register_profile(
-    "kjoin-consistency",
-    max_examples=100,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-CONSISTENCY = settings.get_profile("kjoin-consistency")
-"""About 100 examples per era, derandomized: the same examples on every run (STYLE.md rule 15)."""
+CONSISTENCY = property_settings(active_profile())
+"""The active fuzzing profile's examples per era (ci: 30, deep: 1,000), derandomized: the same examples on
+every run (STYLE.md rule 15)."""
 
 ERA_VERSIONS = [behaviour.era for behaviour in ERAS.values()]
 VERSIONED_ERA_VERSIONS = [version for version in ERA_VERSIONS if behaviour_for(version).has_versioned_stores]

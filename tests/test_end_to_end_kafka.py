@@ -27,7 +27,12 @@ from kjoin.conformance.harness.results import case_result
 from kjoin.conformance.protocol import load_candidate
 from kjoin.scenarios import CATALOGUE_ROOT
 
-pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.xdist_group("spark-kafka")]
+pytestmark = [
+    pytest.mark.system,  # the system tier (tests/conftest.py)
+    pytest.mark.kafka,
+    pytest.mark.spark,
+    pytest.mark.xdist_group("spark-kafka"),
+]
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
 

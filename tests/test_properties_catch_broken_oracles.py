@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
+import hypothesis
 import pytest
 import test_consistency_properties as consistency
 import test_oracle_properties as properties
@@ -33,6 +34,8 @@ BREAKAGES: dict[str, Breakage] = {
 }
 
 ALL = frozenset(BREAKAGES)
+FIND_ONLY = (hypothesis.Phase.explicit, hypothesis.Phase.reuse, hypothesis.Phase.generate)
+"""Hypothesis' phases up to the first failing example (no shrinking, no explanation of it)."""
 SIDES = frozenset({"nothing", "swapped"})
 CAUGHT: dict[str, frozenset[str]] = {
     # variants compared with each other, plus the sides of the values they name
@@ -115,6 +118,13 @@ def test_a_broken_oracle_fails_the_property(
     if hasattr(module, "run_traced"):
         monkeypatch.setattr(module, "run_traced", _broken_run_traced(BREAKAGES[breakage]))
     function = getattr(module, name)
+    # A failure is all this test needs: no shrinking of the failing example (most of the time it took)
+    layer = function
+    while layer is not None:  # the settings live on @given's wrapper, under the vacuity check's
+        if hasattr(layer, "_hypothesis_internal_use_settings"):
+            unshrunk = hypothesis.settings(layer._hypothesis_internal_use_settings, phases=FIND_ONLY)
+            monkeypatch.setattr(layer, "_hypothesis_internal_use_settings", unshrunk)
+        layer = getattr(layer, "__wrapped__", None)
     with pytest.raises((AssertionError, ExceptionGroup)):
         function(**_newest_parameters(function))
 

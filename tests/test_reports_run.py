@@ -49,7 +49,8 @@ def test_kjoin_run_report_writes_results_and_report(scenario_file_path: Path, tm
         str(tmp_path),
     ]
     assert main(argv, stdout=out, stderr=err) == 1
-    assert err.getvalue() == ""
+    # stderr carries progress lines only: a stage that lasts ten seconds (a loaded machine) gets one
+    assert all(" elapsed" in line for line in err.getvalue().splitlines()), err.getvalue()
     lines = out.getvalue().splitlines()
     assert lines[-2:] == [
         f"results written to {tmp_path / 'results.json'}",

@@ -26,7 +26,8 @@ from kjoin.oracle import Record, Window, behaviour_for
 from kjoin.oracle.tasks import run_task
 from support.tiers import HEAVY
 
-pytestmark = pytest.mark.xdist_group("spark-scale")  # with test_scale_cluster: kjoin scale and replay
+# with test_scale_cluster: kjoin scale and replay; the system tier (tests/conftest.py)
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("spark-scale")]
 
 WINDOW = Window(before=100, after=100, grace=50)
 LEFT_JOIN = Workload("stream-stream", "left", "3.9", WINDOW, "memory")

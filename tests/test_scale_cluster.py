@@ -21,7 +21,8 @@ import pytest
 from support.cluster import standalone_cluster
 from support.tiers import HEAVY
 
-pytestmark = pytest.mark.xdist_group("spark-scale")  # with test_scale; its own JVMs (master, worker, kjoin)
+# with test_scale; its own JVMs (master, worker, kjoin); the system tier (tests/conftest.py)
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("spark-scale")]
 
 KJOIN = [sys.executable, "-m", "kjoin.conformance"]
 JOIN = [

@@ -24,7 +24,8 @@ from kjoin.scenarios import CATALOGUE_ROOT
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-pytestmark = pytest.mark.xdist_group("spark-stateful")
+# the system tier (tests/conftest.py)
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("spark-stateful")]
 
 SPECIFICATION = ["stream_stream", "stream_table", "table_table", "foreign_key", "kafka_tests"]
 """The edge cases that state one rule each, and Kafka's own join tests (the golden traces, thousands of

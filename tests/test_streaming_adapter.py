@@ -29,7 +29,8 @@ from kjoin.conformance.streaming import JoinSpec, StreamingCandidate, streaming_
 from support.harness_scenarios import write_scenarios
 
 pytest_plugins = ["pytester"]
-pytestmark = pytest.mark.xdist_group("spark-streaming")  # its own SparkSession, beside the main Spark group
+# streaming queries fed one step per micro-batch: the system tier (tests/conftest.py)
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("spark-streaming")]
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "docs" / "examples"

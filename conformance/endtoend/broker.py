@@ -18,7 +18,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -86,11 +86,11 @@ class KafkaBroker:
     def classpath(self) -> str:
         return os.pathsep.join([str(self.folder / "kjoin-kafka-broker.jar"), str(self.folder / "lib" / "*")])
 
-    def _java(self, *args: str, stdin: str | None = None, timeout: float = TOOL_TIMEOUT_S) -> str:
+    def _java(self, *args: str, timeout: float = TOOL_TIMEOUT_S) -> str:
         java = require_tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless", USER)
         done = subprocess.run(
             [java, "-cp", self.classpath, *args],
-            input=stdin,
+            stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -152,12 +152,7 @@ class KafkaBroker:
     def __exit__(self, *exc: object) -> None:
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _stop(process, process.terminate, timeout=30)
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -174,9 +169,9 @@ class KafkaBroker:
     def produce(self, records: Iterable[Mapping[str, Any]]) -> int:
         """Produce ``{"topic", "partition", "ts", "key", "value"}`` records in the order given (each
         partition's offsets follow it); how many were acknowledged."""
-        lines = "".join(json.dumps(dict(record)) + "\n" for record in records)
-        out = self._java("kjoin.broker.Tool", "produce", self.bootstrap, stdin=lines)
-        return int(out.strip().splitlines()[-1].split()[-1])
+        with self.producer() as producer:
+            producer.send(records)
+            return producer.flush()
 
     def producer(self) -> StepProducer:
         """A producer for a ``with`` block: ``send`` records, ``flush`` to have them acknowledged."""
@@ -249,14 +244,24 @@ class StepProducer:
     def __exit__(self, *exc: object) -> None:
         process, self._process = self._process, None
         if process is not None:
-            if process.stdin is not None:
-                with contextlib.suppress(BrokenPipeError):
-                    process.stdin.close()
-            try:
-                process.wait(timeout=TOOL_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _stop(process, lambda: _close_input(process), timeout=TOOL_TIMEOUT_S)
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+
+
+def _close_input(process: subprocess.Popen[str]) -> None:
+    """Close a process's standard input: the end of its work (a pipe it already left is closed too)."""
+    if process.stdin is not None:
+        with contextlib.suppress(BrokenPipeError):
+            process.stdin.close()
+
+
+def _stop(process: subprocess.Popen[Any], ask: Callable[[], None], *, timeout: float) -> None:
+    """Ask ``process`` to end (``ask``), give it ``timeout`` seconds, then kill it."""
+    ask()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -1,0 +1,63 @@
+"""The test tiers of ``tests/conftest.py``: which of the project's own tests a command collects
+(``--collect-only`` in a child pytest)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAIN = "tests/test_checker.py"  # no Spark, no Kafka
+SPARK = "tests/test_spark_reference.py"  # the spark-reference group
+SYSTEM = "tests/test_scale.py"  # a system test file
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode in (0, 5), done.stdout + done.stderr  # 5: nothing collected
+    return done
+
+
+def _collected(*args: str) -> set[str]:
+    """The files of the tests a child pytest collects with ``args``."""
+    return {line.split("::", 1)[0] for line in _run(*args).stdout.splitlines() if "::" in line}
+
+
+SYSTEM_FILES = {
+    "tests/test_end_to_end_kafka.py",
+    "tests/test_scale.py",
+    "tests/test_scale_cluster.py",
+    "tests/test_spark_stateful.py",
+    "tests/test_streaming_adapter.py",
+}
+"""Every file of the system tier (the ``system`` mark)."""
+
+
+@pytest.mark.parametrize(
+    ("args", "files"),
+    [
+        pytest.param(["-m", "not spark and not kafka", PLAIN, SPARK], {PLAIN}, id="fast-tier-drops-spark"),
+        pytest.param(["-m", "spark", PLAIN, SPARK], {SPARK}, id="spark-only"),
+        pytest.param(["tests", "-m", "system"], set(), id="default-tier-drops-system"),
+        pytest.param(["--tier", "all", "tests", "-m", "system"], SYSTEM_FILES, id="all-has-system"),
+        pytest.param(["--tier", "system", PLAIN, SYSTEM], {SYSTEM}, id="system-tier-only"),
+        pytest.param([PLAIN, SYSTEM], {PLAIN, SYSTEM}, id="a-named-system-file-runs"),
+    ],
+)
+def test_a_tier_collects_its_tests(args: list[str], files: set[str]) -> None:
+    assert _collected(*args) == files
+
+
+def test_the_default_tier_says_what_it_left_out() -> None:
+    out = _run("tests", "-k", "test_checker").stdout
+    assert "kjoin: this was the default tier" in out and "deselected" in out, out

@@ -3,18 +3,21 @@
 ``pytest conformance --candidate NAME`` (or ``KJOIN_CANDIDATE=NAME``) adds one item per scenario x variant x
 era of the catalogue, ids ``<scenario-id>[<variant>-<kafka>]``. Without a candidate the plugin adds nothing
 and never starts Spark. Hooks only; the work is in ``conformance.harness.pytest_run``. ``--kjoin-report DIR``
-writes the run's HTML report (``kjoin.reports.write_report``) from the results document.
+writes the run's HTML report (``kjoin.reports.write_report``) from the results document; ``--through-kafka``
+runs the candidate's job between real Kafka topics (``kjoin.conformance.endtoend.SessionKafka``).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
-    from kjoin.conformance.harness.pytest_run import PytestRun
+    from kjoin.conformance.harness.pytest_run import PytestRun, Route
+    from kjoin.conformance.protocol import Candidate
 
 _RUN: pytest.StashKey[PytestRun | None] = pytest.StashKey()
 
@@ -70,6 +73,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="scenario files or folders to use instead of the bundled catalogue",
     )
     group.addoption(
+        "--through-kafka",
+        dest="kjoin_through_kafka",
+        action="store_true",
+        default=False,
+        help="run the candidate's job between real Kafka topics on a local broker (a streaming_candidate "
+        "or spark-stateful; docs/end-to-end.md)",
+    )
+    group.addoption(
+        "--kafka-broker-version",
+        dest="kjoin_kafka_broker_version",
+        metavar="VERSION",
+        default=None,
+        help="the broker's Kafka release with --through-kafka (default 4.3.1)",
+    )
+    group.addoption(
+        "--kafka-feed",
+        dest="kjoin_kafka_feed",
+        choices=("stepped", "backlog"),
+        default=None,
+        help="with --through-kafka: produce one processing step at a time (stepped, the default) or "
+        "everything before the job starts (backlog)",
+    )
+    group.addoption(
         "--kjoin-report",
         dest="kjoin_report",
         metavar="DIR",
@@ -86,9 +112,29 @@ def pytest_configure(config: pytest.Config) -> None:
     if name:
         from kjoin.conformance.harness.pytest_run import configure
 
-        run = configure(config, name)
+        run = configure(config, name, _route(config))
         config.pluginmanager.register(run, "kjoin-run")  # receives the reports (pytest_runtest_logreport)
     config.stash[_RUN] = run
+
+
+def _route(config: pytest.Config) -> Callable[[Candidate], Route] | None:
+    """``--through-kafka``: the candidate's calls through real topics (the broker starts on the first)."""
+    version, feed = config.getoption("kjoin_kafka_broker_version"), config.getoption("kjoin_kafka_feed")
+    if not config.getoption("kjoin_through_kafka"):
+        for option, value in (("--kafka-broker-version", version), ("--kafka-feed", feed)):
+            if value is not None:
+                raise pytest.UsageError(f"{option} needs --through-kafka")
+        return None
+    from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, EndToEndError
+    from kjoin.conformance.endtoend.run import SessionKafka
+
+    def through_kafka(candidate: Candidate) -> Route:
+        try:
+            return SessionKafka(candidate, version or DEFAULT_BROKER, feed or "stepped")
+        except EndToEndError as error:
+            raise pytest.UsageError(f"--through-kafka: {error}") from error
+
+    return through_kafka
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k/-m deselection, so they apply to the candidate's items too

@@ -27,6 +27,7 @@ from kjoin.conformance.harness.results import case_result
 from kjoin.conformance.protocol import load_candidate
 from kjoin.scenarios import CATALOGUE_ROOT
 
+pytest_plugins = ["pytester"]
 pytestmark = [
     pytest.mark.system,  # the system tier (tests/conftest.py)
     pytest.mark.kafka,
@@ -80,6 +81,25 @@ def test_spark_stateful_through_real_kafka_topics_agrees_with_the_oracle(tmp_pat
         != [(r["side"], r["key"], r["value"], r["ts"]) for r in case["records"]]
     ]
     assert len(reordered) >= 10, len(reordered)
+
+
+def test_the_pytest_plugin_runs_spark_stateful_through_real_kafka(pytester: pytest.Pytester) -> None:
+    """``pytest --candidate spark-stateful --through-kafka``: one item per case, every claimed one passes
+    exactly in Kafka's processing order, and the results say the run went through a broker."""
+    files = [CATALOGUE_ROOT / path for path in SLICE[2:4] + SLICE[6:9:2]]
+    results = pytester.path / "results.json"
+    arguments = ["--candidate", "spark-stateful", "--through-kafka", "--spark-master", "local[2]"]
+    arguments += ["--kjoin-results", str(results), "-p", "no:cacheprovider"]
+    arguments += [item for path in files for item in ("--kjoin-scenarios", str(path))]
+    run = pytester.runpytest_subprocess(*arguments, timeout=900)
+    assert run.ret == pytest.ExitCode.OK, run.stdout.str()[-3000:] + run.stderr.str()[-3000:]
+    document = json.loads(results.read_text(encoding="utf-8"))
+    assert document["run"]["through_kafka"]["kafka_broker"] == "4.3.1"
+    assert document["run"]["through_kafka"]["feed"] == "the job's own"
+    passed = [case for case in document["cases"] if case["status"] == "pass"]
+    assert len(passed) >= 6 and all(case["mode"] == "exact" for case in passed)
+    assert {case["join"] for case in passed} == {"stream-stream", "table-table"}
+    assert all(case["status"] in ("pass", "not-claimed", "not-applicable") for case in document["cases"])
 
 
 STREAMING_SLICE = [

@@ -54,6 +54,24 @@ def test_plugin_turns_an_unknown_candidate_into_a_usage_error(pytester: pytest.P
     result.stderr.fnmatch_lines(["*--candidate: unknown candidate 'no-such-candidate'*"])
 
 
+THROUGH_KAFKA_MISUSE = [
+    (["--kafka-feed", "backlog"], "*--kafka-feed needs --through-kafka*"),
+    (["--through-kafka"], "*'spark-reference' has no job that reads Kafka*"),
+]
+
+
+@pytest.mark.parametrize(("arguments", "message"), THROUGH_KAFKA_MISUSE)
+def test_plugin_through_kafka_usage_errors(
+    pytester: pytest.Pytester, arguments: list[str], message: str
+) -> None:
+    """A batch candidate cannot run through Kafka; the Kafka options need ``--through-kafka``."""
+    result = pytester.runpytest_subprocess(
+        "--candidate", "spark-reference", *arguments, "-p", "no:cacheprovider"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
 def test_kjoin_run_exits_2_for_an_unknown_candidate() -> None:
     stdout, stderr = io.StringIO(), io.StringIO()
     assert main(["run", "--candidate", "no-such-candidate"], stdout=stdout, stderr=stderr) == 2

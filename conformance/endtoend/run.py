@@ -24,13 +24,22 @@ from kjoin.conformance.endtoend.broker import KafkaBroker
 from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, EndToEndError, connector_jars
 from kjoin.conformance.endtoend.streaming_job import FEEDS, Feed
 from kjoin.conformance.endtoend.topics import in_processing_order
+from kjoin.conformance.kafka.driver import release_of
 from kjoin.conformance.protocol import Candidate, Claim, DeclaredDifference
 from kjoin.conformance.streaming.adapter import StreamingCandidate
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["BUNDLED", "KafkaRun", "ThroughKafka", "reads_kafka", "through_kafka"]
+__all__ = [
+    "BUNDLED",
+    "KafkaRun",
+    "SessionKafka",
+    "ThroughKafka",
+    "reads_kafka",
+    "reordered_for_kafka",
+    "through_kafka",
+]
 
 BUNDLED = ("spark-stateful",)
 """Bundled candidates with a Kafka-reading job (``job``): the stateful port."""
@@ -46,14 +55,15 @@ class ThroughKafka:
     """``inner``'s job fed from and writing to real topics on ``broker`` (one set of topics per call)."""
 
     inner: Candidate
-    broker: KafkaBroker
+    broker: KafkaBroker | None
+    """``None`` until a started broker is set (``SessionKafka`` starts it on the first call)."""
     feed: Feed = "stepped"
     name: str = ""
     claim: Claim = field(default_factory=lambda: Claim(frozenset(), frozenset(), ()))
     declared_differences: tuple[DeclaredDifference, ...] = ()
 
     @classmethod
-    def wrapping(cls, inner: Candidate, broker: KafkaBroker, feed: Feed = "stepped") -> ThroughKafka:
+    def wrapping(cls, inner: Candidate, broker: KafkaBroker | None, feed: Feed = "stepped") -> ThroughKafka:
         claim = dataclasses.replace(inner.claim, joins=inner.claim.joins - {"fk"})
         differences = tuple(inner.declared_differences)
         return cls(inner, broker, feed, f"{inner.name} (through Kafka)", claim, differences)
@@ -62,13 +72,16 @@ class ThroughKafka:
         """Produce the inputs to topics, run the job, read its output topic back."""
         from kjoin.conformance.streaming.feed import STEP_COLUMNS
 
+        broker = self.broker
+        if broker is None:
+            raise EndToEndError("no broker started for this run through Kafka")
         spec_rows = specs.collect()
         rows = [tuple(row) for row in inputs.select(*STEP_COLUMNS).collect()]
         if isinstance(self.inner, StreamingCandidate):
             from kjoin.conformance.endtoend.streaming_job import ANSWER_DDL, run_streaming_through_kafka
 
             answer, has_idx = run_streaming_through_kafka(
-                spark, self.broker, self.inner, rows, spec_rows, self.feed
+                spark, broker, self.inner, rows, spec_rows, self.feed
             )
             frame = spark.createDataFrame(answer, ANSWER_DDL)
             return frame if has_idx else frame.drop("idx")
@@ -78,7 +91,7 @@ class ThroughKafka:
         joins = {str(spec["join"]) for spec in spec_rows}
         if len(joins) != 1:
             raise EndToEndError(f"one join kind per call expected, got {sorted(joins)}")
-        answer = run_through_kafka(spark, self.broker, joins.pop(), rows, [row.asDict() for row in spec_rows])
+        answer = run_through_kafka(spark, broker, joins.pop(), rows, [row.asDict() for row in spec_rows])
         return spark.createDataFrame(answer, OUTPUT_DDL)
 
 
@@ -100,7 +113,8 @@ class KafkaRun:
         return {"kafka_broker": self.broker, "spark_sql_kafka": self.connector, "feed": feed}
 
 
-def _reordered(case: Case) -> Case:
+def reordered_for_kafka(case: Case) -> Case:
+    """``case`` with its records in Kafka's processing order (spec TK-2); foreign-key cases as they are."""
     return case if case.join == "fk" else in_processing_order(case)
 
 
@@ -112,6 +126,16 @@ def through_kafka(
     feed: Feed = "stepped",
 ) -> Iterator[KafkaRun]:
     """Start a broker for the ``with`` block and get ``candidate``'s run through it ready."""
+    _check(candidate, feed)
+    connector, jars = connector_jars()
+    conf = {"spark.jars": ",".join(str(jar) for jar in jars)}
+    with KafkaBroker(broker_version) as broker:
+        wrapped = ThroughKafka.wrapping(candidate, broker, feed)
+        reordered = tuple(reordered_for_kafka(case) for case in cases)
+        yield KafkaRun(wrapped, reordered, conf, broker.release, connector, feed)
+
+
+def _check(candidate: Candidate, feed: str) -> None:
     if not reads_kafka(candidate):
         raise EndToEndError(
             f"{candidate.name!r} has no job that reads Kafka: wrap a Structured Streaming job with "
@@ -119,9 +143,44 @@ def through_kafka(
         )
     if feed not in FEEDS:
         raise EndToEndError(f"the feed must be one of {', '.join(FEEDS)}, got {feed!r}")
-    connector, jars = connector_jars()
-    conf = {"spark.jars": ",".join(str(jar) for jar in jars)}
-    with KafkaBroker(broker_version) as broker:
-        wrapped = ThroughKafka.wrapping(candidate, broker, feed)
-        reordered = tuple(_reordered(case) for case in cases)
-        yield KafkaRun(wrapped, reordered, conf, broker.release, connector, feed)
+
+
+class SessionKafka:
+    """A run through Kafka for a pytest session (``pytest --candidate C --through-kafka``): the candidate is
+    wrapped at once (its claim decides the items), while the connector and the broker start on the first
+    candidate call, so only the process that runs the candidate's items starts them; ``close`` stops the
+    broker."""
+
+    def __init__(self, candidate: Candidate, broker_version: str = DEFAULT_BROKER, feed: Feed = "stepped"):
+        _check(candidate, feed)
+        self.broker_version = broker_version
+        self.feed = feed
+        self.candidate = ThroughKafka.wrapping(candidate, None, feed)
+        self._broker: KafkaBroker | None = None
+        self._conf: dict[str, str] = {}
+
+    def session(self, master: str) -> SparkSession:
+        """The SparkSession of the run, with the connector's jars; the broker is up once this returns."""
+        from kjoin.conformance.harness.spark_session import start_session
+
+        if self._broker is None:
+            _, jars = connector_jars()
+            self._conf = {"spark.jars": ",".join(str(jar) for jar in jars)}
+            self._broker = KafkaBroker(self.broker_version).__enter__()
+            self.candidate.broker = self._broker
+        return start_session(master, conf=self._conf)
+
+    def reordered(self, case: Case) -> Case:
+        """``case`` in Kafka's processing order (spec TK-2)."""
+        return reordered_for_kafka(case)
+
+    def provenance(self) -> dict[str, Any]:
+        """The results document's ``through_kafka`` entry (the connector resolved if it was not yet)."""
+        connector, _ = connector_jars()
+        feed = self.feed if isinstance(self.candidate.inner, StreamingCandidate) else "the job's own"
+        return {"kafka_broker": release_of(self.broker_version), "spark_sql_kafka": connector, "feed": feed}
+
+    def close(self) -> None:
+        broker, self._broker = self._broker, None
+        if broker is not None:
+            broker.__exit__(None, None, None)

@@ -13,13 +13,14 @@ Where work happens, and why it is safe under pytest-xdist:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
-from kjoin.conformance.catalogue import load_cases
+from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.harness.outcomes import EQUIVALENCES, Equivalence, HarnessRun
 from kjoin.conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items
 from kjoin.conformance.harness.results import (
@@ -31,7 +32,36 @@ from kjoin.conformance.harness.results import (
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
 from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate
 
-__all__ = ["PytestRun", "configure"]
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["PytestRun", "Route", "configure"]
+
+
+class Route(Protocol):
+    """A way other than a direct call for the candidate's inputs to reach it (``--through-kafka``: real
+    topics, ``kjoin.conformance.endtoend.SessionKafka``), handed in by the plugin."""
+
+    @property
+    def candidate(self) -> Candidate:
+        """The candidate as the route wraps it (its claim decides the items)."""
+        ...
+
+    def session(self, master: str) -> SparkSession:
+        """The SparkSession for the candidate's calls, with what the route needs started."""
+        ...
+
+    def reordered(self, case: Case) -> Case:
+        """``case`` as the route delivers its records (e.g. in Kafka's processing order)."""
+        ...
+
+    def provenance(self) -> dict[str, Any]:
+        """The results document's ``through_kafka`` entry."""
+        ...
+
+    def close(self) -> None:
+        """Stop what ``session`` started."""
+        ...
 
 
 @dataclass(eq=False)  # a plugin object: pluggy hashes it by identity
@@ -48,6 +78,7 @@ class PytestRun:
     equivalence: Equivalence
     scenarios: tuple[Path, ...]
     results_path: Path | None
+    route: Route | None = None
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     document: dict[str, Any] | None = None
 
@@ -59,7 +90,10 @@ class PytestRun:
         """Append one item per case of the catalogue (or ``--kjoin-scenarios``) to ``items``."""
         case_set = load_cases(list(self.scenarios) or None, kafka=self.kafka)
         errors = [str(error) for error in case_set.errors]
-        items.extend(build_items(session, self.harness, case_set.cases, errors))
+        cases = case_set.cases
+        if self.route is not None:
+            cases = tuple(self.route.reordered(case) for case in cases)
+        items.extend(build_items(session, self.harness, cases, errors))
 
     def register_selected(self, items: list[pytest.Item]) -> None:
         """The selected items' cases are what the candidate will be run on."""
@@ -75,7 +109,9 @@ class PytestRun:
                 self.results[str(value["id"])] = value
 
     def finish(self) -> None:
-        """Write the results file (controller only)."""
+        """Stop the route's systems (every process), write the results file (controller only)."""
+        if self.route is not None:
+            self.route.close()
         if self.results_path is None or self.is_worker:
             return
         metadata = run_metadata(
@@ -83,6 +119,7 @@ class PytestRun:
             kafka=self.kafka,
             equivalence=self.equivalence,
             scenarios=[str(path) for path in self.scenarios] or ["(bundled catalogue)"],
+            through_kafka=None if self.route is None else self.route.provenance(),
         )
         calls = [call.to_json() for call in self.harness.batches]
         document = results_document(
@@ -110,9 +147,11 @@ class PytestRun:
         return lines
 
 
-def configure(config: pytest.Config, name: str) -> PytestRun:
-    """The ``PytestRun`` checking candidate ``name`` (from ``--candidate`` or ``$KJOIN_CANDIDATE``).
-    Bad option values are ``pytest.UsageError``s."""
+def configure(
+    config: pytest.Config, name: str, route: Callable[[Candidate], Route] | None = None
+) -> PytestRun:
+    """The ``PytestRun`` checking candidate ``name`` (from ``--candidate`` or ``$KJOIN_CANDIDATE``), directly
+    or along ``route(candidate)``. Bad option values are ``pytest.UsageError``s."""
     try:
         candidate = load_candidate(name)
     except CandidateLoadError as error:
@@ -127,7 +166,12 @@ def configure(config: pytest.Config, name: str) -> PytestRun:
     for path in scenarios:
         if not path.exists():
             raise pytest.UsageError(f"--kjoin-scenarios: {path}: no such file or folder")
-    harness = HarnessRun(candidate, lambda: start_session(master), equivalence=equivalence)
+    taken = None if route is None else route(candidate)
+    if taken is None:
+        harness = HarnessRun(candidate, lambda: start_session(master), equivalence=equivalence)
+    else:
+        candidate = taken.candidate
+        harness = HarnessRun(candidate, lambda: taken.session(master), equivalence=equivalence)
     return PytestRun(
         config=config,
         candidate=candidate,
@@ -137,4 +181,5 @@ def configure(config: pytest.Config, name: str) -> PytestRun:
         equivalence=equivalence,
         scenarios=scenarios,
         results_path=Path(results) if results else None,
+        route=taken,
     )

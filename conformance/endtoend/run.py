@@ -98,19 +98,30 @@ class ThroughKafka:
 @dataclass(frozen=True)
 class KafkaRun:
     """What a run through Kafka uses: the wrapped candidate, the reordered cases, the session settings,
-    and the provenance (broker release, connector version, feed)."""
+    and the provenance (broker release, connector version; the feed is the candidate's)."""
 
     candidate: ThroughKafka
     cases: tuple[Case, ...]
     spark_conf: dict[str, str]
     broker: str
     connector: str
-    feed: Feed = "stepped"
 
     def provenance(self) -> dict[str, Any]:
         """The results document's ``through_kafka`` entry."""
-        feed = self.feed if isinstance(self.candidate.inner, StreamingCandidate) else "the job's own"
-        return {"kafka_broker": self.broker, "spark_sql_kafka": self.connector, "feed": feed}
+        return _provenance(self.candidate, self.broker, self.connector)
+
+
+def _provenance(candidate: ThroughKafka, broker: str, connector: str) -> dict[str, Any]:
+    """A run's ``through_kafka`` entry: the broker release, the connector version and the feed (a streaming
+    job's; spark-stateful's job reads its topics its own way)."""
+    feed = candidate.feed if isinstance(candidate.inner, StreamingCandidate) else "the job's own"
+    return {"kafka_broker": broker, "spark_sql_kafka": connector, "feed": feed}
+
+
+def _connector() -> tuple[str, dict[str, str]]:
+    """The Spark Kafka connector's version and the session settings that put its jars on the classpath."""
+    version, jars = connector_jars()
+    return version, {"spark.jars": ",".join(str(jar) for jar in jars)}
 
 
 def reordered_for_kafka(case: Case) -> Case:
@@ -127,12 +138,11 @@ def through_kafka(
 ) -> Iterator[KafkaRun]:
     """Start a broker for the ``with`` block and get ``candidate``'s run through it ready."""
     _check(candidate, feed)
-    connector, jars = connector_jars()
-    conf = {"spark.jars": ",".join(str(jar) for jar in jars)}
+    connector, conf = _connector()
     with KafkaBroker(broker_version) as broker:
         wrapped = ThroughKafka.wrapping(candidate, broker, feed)
         reordered = tuple(reordered_for_kafka(case) for case in cases)
-        yield KafkaRun(wrapped, reordered, conf, broker.release, connector, feed)
+        yield KafkaRun(wrapped, reordered, conf, broker.release, connector)
 
 
 def _check(candidate: Candidate, feed: str) -> None:
@@ -154,7 +164,6 @@ class SessionKafka:
     def __init__(self, candidate: Candidate, broker_version: str = DEFAULT_BROKER, feed: Feed = "stepped"):
         _check(candidate, feed)
         self.broker_version = broker_version
-        self.feed = feed
         self.candidate = ThroughKafka.wrapping(candidate, None, feed)
         self._broker: KafkaBroker | None = None
         self._conf: dict[str, str] = {}
@@ -164,8 +173,7 @@ class SessionKafka:
         from kjoin.conformance.harness.spark_session import start_session
 
         if self._broker is None:
-            _, jars = connector_jars()
-            self._conf = {"spark.jars": ",".join(str(jar) for jar in jars)}
+            _, self._conf = _connector()
             self._broker = KafkaBroker(self.broker_version).__enter__()
             self.candidate.broker = self._broker
         return start_session(master, conf=self._conf)
@@ -176,9 +184,8 @@ class SessionKafka:
 
     def provenance(self) -> dict[str, Any]:
         """The results document's ``through_kafka`` entry (the connector resolved if it was not yet)."""
-        connector, _ = connector_jars()
-        feed = self.feed if isinstance(self.candidate.inner, StreamingCandidate) else "the job's own"
-        return {"kafka_broker": release_of(self.broker_version), "spark_sql_kafka": connector, "feed": feed}
+        connector, _ = _connector()
+        return _provenance(self.candidate, release_of(self.broker_version), connector)
 
     def close(self) -> None:
         broker, self._broker = self._broker, None

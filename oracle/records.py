@@ -24,6 +24,7 @@ __all__ = [
     "Key",
     "Output",
     "Record",
+    "Settings",
     "Side",
     "StoreKind",
     "Value",
@@ -61,6 +62,13 @@ class Record:
     key: Key
     value: Value
     ts: int
+    wall_clock: int | None = None
+    """The mocked wall-clock time (ms since the start of the run) at which the record is processed: the test
+    driver's start plus every ``advanceWallClockTime`` made before it is piped. ``None``: no advance since the
+    record before (0 for the first). Never decreasing. docs/portable-format.md, "Production settings"."""
+    commit: bool = False
+    """An explicit commit right after this record is processed (as a micro-batch ends), besides those the
+    ``commit_interval_ms`` setting makes. docs/portable-format.md, "Production settings"."""
 
 
 class Output(NamedTuple):
@@ -121,6 +129,29 @@ class Versioning:
 
 
 @dataclass(frozen=True, slots=True)
+class Settings:
+    """Settings of a running Kafka Streams application that change what a join emits (issue 26).
+
+    The defaults are the test driver's settings the oracle was first checked under: record caching off, a
+    commit after every record (as ``TopologyTestDriver`` commits), the stream-stream emit throttle off.
+    docs/portable-format.md, "Production settings"; the rules are in docs/semantics/.
+    """
+
+    cache_max_bytes: int = 0
+    """``statestore.cache.max.bytes`` (``cache.max.bytes.buffering`` before 3.4): the record cache of a
+    thread, shared by its tasks' cached stores; 0 turns caching off."""
+
+    commit_interval_ms: int = 0
+    """``commit.interval.ms``: a commit (which flushes the caches) once the wall clock moved this far since
+    the last one; 0 commits after every record, as the test driver does."""
+
+    emit_interval_ms: int = 0
+    """The internal emit interval of left/outer stream-stream joins' held non-joined results (3.1+): a pass
+    over the held records runs only once the wall clock moved this far since the last pass; 0 is no
+    throttle."""
+
+
+@dataclass(frozen=True, slots=True)
 class JoinSpec:
     """What to join and how: the portable scenario header (shared golden README format).
 
@@ -136,6 +167,8 @@ class JoinSpec:
     stores: StoreKind = "rocksdb"
     versioned: Versioning | None = None
     fk_extractor: FkExtractor = "colon-prefix"
+    settings: Settings = Settings()
+    """The application's production settings (record cache, commit interval, emit throttle)."""
 
 
 def foreign_key_of(value: str, extractor: FkExtractor) -> str | None:

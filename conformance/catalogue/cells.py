@@ -30,6 +30,8 @@ NULL = "null"
 """The cell text of a null key, a null value or a tombstone."""
 
 INPUT_COLUMNS = ("#", "ts", "side", "key", "value")
+OPTIONAL_INPUT_COLUMNS = ("wall_clock", "commit")
+"""Optional trailing input columns (production settings): the record's wall-clock time, an explicit commit."""
 
 _WORD = re.compile(r"^[A-Za-z0-9_.,()+\-]+$")
 _FK_WORD = re.compile(r"^[A-Za-z0-9_.,()+\-:]+$")
@@ -141,16 +143,27 @@ def _index(text: str, location: str, field: str) -> int:
 
 
 def parse_input(text: str, *, allow_colon: bool, location: str = "input") -> tuple[Record, ...]:
-    """The input records, in processing order; ``#`` must count 0, 1, 2, ... with no gaps."""
+    """The input records, in processing order; ``#`` must count 0, 1, 2, ... with no gaps. Optional
+    trailing columns ``wall_clock`` and ``commit`` (docs/scenario-format.md, "Production settings")."""
     header, rows = split_table(text, location, "header")
-    if header != INPUT_COLUMNS:
-        raise CellError(location, "header", " | ".join(header), f"must be {' | '.join(INPUT_COLUMNS)}")
+    extra = header[len(INPUT_COLUMNS) :]
+    if header[: len(INPUT_COLUMNS)] != INPUT_COLUMNS or extra not in _EXTRA_HEADERS:
+        raise CellError(
+            location,
+            "header",
+            " | ".join(header),
+            f"must be {' | '.join(INPUT_COLUMNS)}, optionally followed by "
+            f"{' | '.join(OPTIONAL_INPUT_COLUMNS)} (either or both, in that order)",
+        )
     records: list[Record] = []
+    clock = 0
     for row in rows:
         where = f"{location} line {row.line}"
-        if len(row.cells) != len(INPUT_COLUMNS):
-            raise CellError(where, "cells", " | ".join(row.cells), f"has {len(row.cells)} cells, expected 5")
-        number, ts_text, side, key_text, value_text = row.cells
+        if len(row.cells) != len(header):
+            raise CellError(
+                where, "cells", " | ".join(row.cells), f"has {len(row.cells)} cells, expected {len(header)}"
+            )
+        number, ts_text, side, key_text, value_text = row.cells[: len(INPUT_COLUMNS)]
         index = _index(number, where, "#")
         if index != len(records):
             raise CellError(where, "#", number, f"breaks the row numbering: expected row {len(records)}")
@@ -161,10 +174,40 @@ def parse_input(text: str, *, allow_colon: bool, location: str = "input") -> tup
             raise CellError(where, "side", side, "is not left or right")
         key = _key(key_text, where, "key")
         value = _value(value_text, where, "value", allow_colon=allow_colon)
-        records.append(Record(side=side, key=key, value=value, ts=int(ts_text)))
+        cells = dict(zip(extra, row.cells[len(INPUT_COLUMNS) :], strict=True))
+        wall_clock = _wall_clock(cells.get("wall_clock", ""), where)
+        if wall_clock is not None:
+            if wall_clock < clock:
+                problem = f"goes back in time (an earlier row's wall clock is {clock}; it never decreases)"
+                raise CellError(where, "wall_clock", wall_clock, problem)
+            clock = wall_clock
+        commit = _commit(cells.get("commit", ""), where)
+        records.append(
+            Record(side=side, key=key, value=value, ts=int(ts_text), wall_clock=wall_clock, commit=commit)
+        )
     if not records:
         raise CellError(location, "rows", text, "has no input rows")
     return tuple(records)
+
+
+_EXTRA_HEADERS = ((), ("wall_clock",), ("commit",), ("wall_clock", "commit"))
+
+
+def _wall_clock(text: str, where: str) -> int | None:
+    """An empty cell: no wall-clock advance since the record before."""
+    if not text:
+        return None
+    if not _INDEX.match(text) or int(text) > MAX_TS:
+        problem = f"is not a wall-clock time (a whole number from 0 to {MAX_TS})"
+        raise CellError(where, "wall_clock", text, problem)
+    return int(text)
+
+
+def _commit(text: str, where: str) -> bool:
+    """``commit`` (an explicit commit after this record) or an empty cell."""
+    if text not in ("", "commit"):
+        raise CellError(where, "commit", text, "must be 'commit' or empty")
+    return text == "commit"
 
 
 def parse_output_cell(

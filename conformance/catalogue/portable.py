@@ -34,6 +34,7 @@ from kjoin.oracle.records import (
     JoinSpec,
     Output,
     Record,
+    Settings,
     Versioning,
     Window,
 )
@@ -41,12 +42,17 @@ from kjoin.oracle.records import (
 __all__ = [
     "INPUT_FIELDS",
     "MAX_DEPTH",
+    "SETTINGS_FIELDS",
     "case_from_json",
     "case_json",
+    "check_wall_clock",
     "decode_line",
     "error_answer",
     "output_from_json",
     "output_to_json",
+    "record_json",
+    "settings_from",
+    "settings_json",
 ]
 
 MAX_DEPTH = 32
@@ -55,6 +61,7 @@ for provenance fields and refuses pathological input."""
 
 INPUT_FIELDS = frozenset(
     {"id", "kafka", "join", "variant", "stores", "window", "versioned", "records", "intended", "fk_extractor"}
+    | {"settings"}
 )
 """The fields that define the scenario (what the oracle and real Kafka read)."""
 
@@ -164,13 +171,44 @@ def _versioned(fields: Fields, value: object, join: JoinKind) -> Versioning | No
     return Versioning(left=left, right=right, history_ms=history)
 
 
+SETTINGS_FIELDS = frozenset({"cache_max_bytes", "commit_interval_ms", "emit_interval_ms"})
+
+
+def settings_from(fields: Fields, value: object) -> Settings:
+    """The scenario's production settings (docs/portable-format.md, "Production settings"); absent = 0."""
+    if value is None:
+        return Settings()
+    table = fields.table(value, "settings", SETTINGS_FIELDS)
+    counts = {name: fields.count(table[name], f"settings.{name}") for name in sorted(table)}
+    return Settings(**counts)
+
+
 def _record(fields: Fields, value: object, at: str) -> Record:
-    table = fields.table(value, at, frozenset({"side", "key", "value", "ts"}))
+    table = fields.table(value, at, frozenset({"side", "key", "value", "ts", "wall_clock", "commit"}))
     side = fields.choice(fields.need(table, "side", f"{at}.side"), f"{at}.side", SIDES)
     key = _key(fields, fields.need(table, "key", f"{at}.key"), f"{at}.key")
     record_value = _value(fields, fields.need(table, "value", f"{at}.value"), f"{at}.value")
     ts = fields.count(fields.need(table, "ts", f"{at}.ts"), f"{at}.ts")
-    return Record(side=side, key=key, value=record_value, ts=ts)
+    wall_clock = table.get("wall_clock")
+    if wall_clock is not None:
+        wall_clock = fields.count(wall_clock, f"{at}.wall_clock")
+    commit = fields.boolean(table.get("commit", False), f"{at}.commit")
+    return Record(side=side, key=key, value=record_value, ts=ts, wall_clock=wall_clock, commit=commit)
+
+
+def check_wall_clock(fields: Fields, records: tuple[Record, ...], at: str = "records") -> None:
+    """A record's ``wall_clock`` never goes back (records without one keep the clock where it was)."""
+    clock = 0
+    for index, record in enumerate(records):
+        if record.wall_clock is None:
+            continue
+        if record.wall_clock < clock:
+            raise fields.fail(
+                f"{at}[{index}].wall_clock",
+                record.wall_clock,
+                f"goes back in time (an earlier record's wall clock is {clock}; it never decreases)",
+            )
+        clock = record.wall_clock
 
 
 def output_from_json(fields: Fields, value: object, at: str, cause: int = -1) -> Output:
@@ -216,8 +254,15 @@ def case_from_json(obj: object, path: str, line: int | None = None) -> Case:
     if not isinstance(raw, list):
         raise fields.fail("records", type(raw).__name__, "must be a list of records")
     records = tuple(_record(fields, item, f"records[{index}]") for index, item in enumerate(raw))
+    check_wall_clock(fields, records)
     spec = JoinSpec(
-        join=join, variant=variant, window=window, stores=stores, versioned=versioned, fk_extractor=extractor
+        join=join,
+        variant=variant,
+        window=window,
+        stores=stores,
+        versioned=versioned,
+        fk_extractor=extractor,
+        settings=settings_from(fields, table.get("settings")),
     )
     return Case(
         id=case_id(scenario, variant, kafka, intended),
@@ -302,9 +347,26 @@ def case_json(case: Case, *, expected: tuple[Output, ...] | None = None) -> dict
         line["versioned"] = {"left": v.left, "right": v.right, "history_ms": v.history_ms}
     if spec.join == "fk":
         line["fk_extractor"] = spec.fk_extractor
-    line["records"] = [{"side": r.side, "key": r.key, "value": r.value, "ts": r.ts} for r in case.records]
+    if spec.settings != Settings():
+        line["settings"] = settings_json(spec.settings)
+    line["records"] = [record_json(record) for record in case.records]
     if expected is not None:
         line["expected"] = [output_to_json(output) for output in expected]
+    return line
+
+
+def settings_json(settings: Settings) -> dict[str, int]:
+    """The settings that differ from the default (0), by name."""
+    return {name: getattr(settings, name) for name in sorted(SETTINGS_FIELDS) if getattr(settings, name)}
+
+
+def record_json(record: Record) -> dict[str, Any]:
+    """``{"side", "key", "value", "ts"}``, plus ``wall_clock`` and ``commit`` when the record states them."""
+    line: dict[str, Any] = {"side": record.side, "key": record.key, "value": record.value, "ts": record.ts}
+    if record.wall_clock is not None:
+        line["wall_clock"] = record.wall_clock
+    if record.commit:
+        line["commit"] = True
     return line
 
 

@@ -29,6 +29,7 @@ from kjoin.conformance.catalogue.cells import (
 )
 from kjoin.conformance.catalogue.errors import ScenarioError
 from kjoin.conformance.catalogue.fields import Fields
+from kjoin.conformance.catalogue.portable import SETTINGS_FIELDS, settings_from
 from kjoin.conformance.catalogue.vocabulary import DOCUMENTS, FEATURES, FLAGS, VARIANTS_OF
 from kjoin.oracle.records import (
     FK_EXTRACTORS,
@@ -47,7 +48,7 @@ __all__ = ["load_seed_table"]
 
 _TOP_KEYS = frozenset(
     {"id", "description", "join", "variants", "features", "flags", "source", "window", "stores"}
-    | {"fk_extractor", "versioned", "input", "expected", "errata"}
+    | {"fk_extractor", "versioned", "settings", "input", "expected", "errata"}
 )
 _SOURCE_KEYS = frozenset({"document", "section", "info"})
 _BLOCK_KEYS = frozenset({"kafka", "describes", "intended", "timestamps", "variants", "outputs"})
@@ -109,6 +110,7 @@ def _cases(fields: Fields, raw: Mapping[str, Any]) -> list[Case]:
         raise fields.fail("fk_extractor", raw["fk_extractor"], "is only allowed for join = 'fk'")
     extractor = fields.choice(raw.get("fk_extractor", "colon-prefix"), "fk_extractor", FK_EXTRACTORS)
     versioned = _versioned(fields, raw.get("versioned"), join)
+    settings = settings_from(fields, raw.get("settings"))
     text = fields.text(fields.need(raw, "input", "input"), "input", multiline=True)
     try:
         records = parse_input(text, allow_colon=join == "fk")
@@ -120,7 +122,7 @@ def _cases(fields: Fields, raw: Mapping[str, Any]) -> list[Case]:
     cases: list[Case] = []
     for block in blocks:
         for variant in block.variants:
-            spec = JoinSpec(join, variant, window, stores, versioned, extractor)
+            spec = JoinSpec(join, variant, window, stores, versioned, extractor, settings)
             outputs = tuple(_output(item, row) for row, item in block.outputs[variant])
             expected = Expected(
                 outputs,
@@ -152,6 +154,7 @@ def _top_level(fields: Fields, raw: Mapping[str, Any]) -> None:
         ("source", raw.get("source"), _SOURCE_KEYS),
         ("window", raw.get("window"), frozenset({"before", "after", "grace", "legacy"})),
         ("versioned", raw.get("versioned"), frozenset({"left", "right", "history_ms"})),
+        ("settings", raw.get("settings"), SETTINGS_FIELDS),
     ]
     for name, allowed in (("expected", _BLOCK_KEYS), ("errata", _ERRATUM_KEYS)):
         items = raw.get(name)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
+from kjoin.conformance.catalogue.portable import record_json, settings_json
 from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
 from kjoin.conformance.checker import (
     DIVERGENCE_KINDS,
@@ -39,7 +40,7 @@ from kjoin.conformance.harness.outcomes import STATUS_MEANINGS, CaseOutcome
 from kjoin.conformance.harness.verdicts import Scored, verdicts
 from kjoin.conformance.protocol import Candidate, DeclaredDifference
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
-from kjoin.oracle.records import JoinSpec, Output, Record, Versioning, Window
+from kjoin.oracle.records import JoinSpec, Output, Record, Settings, Versioning, Window
 
 __all__ = [
     "SCHEMA",
@@ -91,9 +92,9 @@ def _divergence(divergence: Divergence) -> dict[str, Any]:
 
 
 def spec_json(spec: JoinSpec) -> dict[str, Any]:
-    """The join spec in the portable format's fields."""
+    """The join spec in the portable format's fields; ``settings`` only when not the default."""
     window, versioned = spec.window, spec.versioned
-    return {
+    data: dict[str, Any] = {
         "join": spec.join,
         "variant": spec.variant,
         "stores": spec.stores,
@@ -105,6 +106,9 @@ def spec_json(spec: JoinSpec) -> dict[str, Any]:
         if versioned is None
         else {"left": versioned.left, "right": versioned.right, "history_ms": versioned.history_ms},
     }
+    if spec.settings != Settings():
+        data["settings"] = settings_json(spec.settings)
+    return data
 
 
 def _declared(declared: DeclaredDifference) -> dict[str, Any]:
@@ -183,7 +187,7 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
         "declared": None if outcome.declared is None else _declared(outcome.declared),
         "about": about_json(case),
         "spec": spec_json(case.spec),
-        "records": [{"side": r.side, "key": r.key, "value": r.value, "ts": r.ts} for r in case.records],
+        "records": [record_json(record) for record in case.records],
         "expected": None if outcome.expected is None else [output_json(o) for o in outcome.expected.outputs],
         "actual": [output_json(o) for o in answer.outputs] if isinstance(answer, Emitted) else None,
         "candidate_error": f"{answer.message}\n{answer.traceback}".strip()
@@ -300,7 +304,10 @@ def _scored(case: Mapping[str, Any]) -> Scored | None:
     if case["status"] not in _SCORED or case["actual"] is None or case["mode"] not in MODES:
         return None
     spec = _spec(case["spec"])
-    records = tuple(Record(r["side"], r["key"], r["value"], r["ts"]) for r in case["records"])
+    records = tuple(
+        Record(r["side"], r["key"], r["value"], r["ts"], r.get("wall_clock"), r.get("commit", False))
+        for r in case["records"]
+    )
     actual = tuple(_output(o) for o in case["actual"])
     known = all(output.cause != UNKNOWN_CAUSE for output in actual)
     rebuilt = Case(case["id"], case["scenario"], case["kafka"], case["intended"], spec, records)
@@ -321,6 +328,7 @@ def _spec(data: Mapping[str, Any]) -> JoinSpec:
         if versioned is None
         else Versioning(versioned["left"], versioned["right"], versioned["history_ms"]),
         fk_extractor=data["fk_extractor"],
+        settings=Settings(**data.get("settings", {})),
     )
 
 

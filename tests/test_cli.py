@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kjoin.conformance.cli import main
+import pytest
+
+from kjoin.conformance.cli import COMMANDS, _build_parser, main
 from kjoin.scenarios import CATALOGUE_ROOT
 
 FK_DOCS = CATALOGUE_ROOT / "kafka_tests" / "fk.jsonl"
@@ -204,12 +206,44 @@ def test_oracle_file_errors_name_the_file_and_field(tmp_path: Path) -> None:
 
 
 def test_cli_usage_errors_exit_2() -> None:
-    assert _kjoin()[0] == 2
     assert _kjoin("oracle")[0] == 2
     assert _kjoin("oracle", "--variant", "sideways", str(FK_DOCS))[0] == 2
     assert _kjoin("no-such-command")[0] == 2
     assert _kjoin("run", "--candidate", "no-such-candidate")[0] == 2
     assert _kjoin("diff-versions", "3.0", " 3.1x")[0] == 2
+
+
+def test_bare_kjoin_prints_the_help_and_exits_0() -> None:
+    """``kjoin`` alone is a request for help, not an error (issue 24)."""
+    code, out, err = _kjoin()
+    assert code == 0 and not err
+    assert out.startswith("usage: kjoin")
+    listed = [line.split()[0] for line in out.split("commands:", 1)[1].splitlines()[2:] if line[4:5] != " "]
+    assert listed == [command.name for command in COMMANDS]
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"kjoin {version('kjoin-conformance')}\n"
+
+
+@pytest.mark.parametrize("command", [command.name for command in COMMANDS])
+def test_every_help_states_each_options_default(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([command, "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    subcommand = _build_parser(next(c for c in COMMANDS if c.name == command))._subparsers
+    assert subcommand is not None
+    parser = subcommand._group_actions[0].choices[command]  # type: ignore[attr-defined]
+    options = [
+        a for a in parser._actions if a.option_strings and a.default not in (None, False, [], "==SUPPRESS==")
+    ]
+    for action in options:
+        formatter = parser._get_formatter()
+        text = " ".join(formatter._format_action(action).split())
+        assert "default" in text, f"kjoin {command} --help: {action.option_strings[0]} hides its default"
+        assert text in shown
 
 
 def test_run_through_kafka_refuses_a_candidate_without_a_kafka_job_before_starting_anything() -> None:

@@ -1,16 +1,22 @@
-"""The layering of the package, checked by parsing every module (nothing is imported):
+"""The layering of the package, checked by parsing every module (nothing is imported), and the core's
+import-time dependencies, checked by running it with the extras hidden:
 
 * the oracle is pure Python with no I/O, clock or randomness (STYLE.md house rules 1 and 4): its imports come
   from an allow-list of standard-library modules that compute only;
 * no layer imports upwards: oracle < catalogue < checker < harness < command line, and the reports render
   documents and import nothing from the oracle or the harness (``LAYERS`` says what each part may import);
 * nothing imports the source folders by their own names (``oracle``, ``conformance``, ...): they install as
-  ``kjoin.*`` and only those names exist for a user.
+  ``kjoin.*`` and only those names exist for a user;
+* the core (the oracle, the catalogue, the checker, every command's parser; ``kjoin oracle``, ``check``,
+  ``diff-versions``) imports and runs without any extra, and a command whose extra is missing names it.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -265,3 +271,85 @@ def test_every_package_folder_is_in_the_wheel() -> None:
             relative = init.parent.relative_to(ROOT / folder).parts
             found.add(".".join((name, *relative)))
     assert found == listed
+
+
+TESTS = Path(__file__).resolve().parent
+KIP77 = "scenarios/stream_stream/kip77-current.toml"
+GOLDEN = "scenarios/golden/3.0.jsonl"
+
+
+def _bare(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """``kjoin ARGUMENTS`` from the checkout with the extras hidden as if not installed
+    (``tests/support/bare_install.py``), after importing every module of the core."""
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "support.bare_install", *arguments],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+CORE_COMMANDS = [
+    ("--help",),
+    ("--version",),
+    (),
+    ("oracle", KIP77),
+    ("check", KIP77, GOLDEN),
+    ("diff-versions", "3.0", "3.1", "--scenarios", KIP77, GOLDEN, "--out", "{tmp}"),
+    *((command, "--help") for command in ("run", "scale", "replay", "fuzz", "verify", "kafka", "report")),
+]
+"""What a bare install runs (the core commands on small inputs: CI's bare-install step runs them on the
+whole catalogue), and every command's help."""
+
+
+@pytest.mark.parametrize("arguments", CORE_COMMANDS, ids=lambda arguments: " ".join(arguments) or "(none)")
+def test_core_runs_without_any_extra(arguments: tuple[str, ...], tmp_path: Path) -> None:
+    done = _bare(*(argument.format(tmp=tmp_path / "diff") for argument in arguments))
+    assert done.returncode == 0, done.stderr
+    assert "Error" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout.strip()
+
+
+EXTRA_COMMANDS = [
+    (("run", "--candidate", "spark-reference"), "kjoin run needs the spark extra: pip install "
+     "'kjoin-conformance[spark]'"),
+    (("scale", "--candidate", "spark-reference", "--records", "10", "--join", "stream-stream", "--variant",
+      "inner"), "kjoin scale needs the spark extra: pip install 'kjoin-conformance[spark]'"),
+    (("fuzz", "--candidate", "spark-reference"), "kjoin fuzz needs the spark and fuzz extras: pip install "
+     "'kjoin-conformance[spark,fuzz]'"),
+    (("verify", "--kafka", "3.9"), "kjoin verify needs the fuzz extra: pip install "
+     "'kjoin-conformance[fuzz]'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("arguments", "message"), EXTRA_COMMANDS, ids=lambda value: str(value[0]))
+def test_command_without_its_extra_names_the_extra_to_install(
+    arguments: tuple[str, ...], message: str
+) -> None:
+    done = _bare(*arguments)
+    assert done.returncode == 2
+    assert done.stderr == message + "\n"
+
+
+def test_help_imports_no_command_module() -> None:
+    """``kjoin --help`` lists the commands from ``kjoin.conformance.cli.COMMANDS`` alone: no subcommand's
+    module, catalogue or oracle is imported (that made it take 0.7 CPU seconds)."""
+    done = _bare("--modules", "--help")
+    assert done.returncode == 0, done.stderr
+    imported = set(done.stdout.split("--\n", 1)[1].split())
+    assert imported <= {"kjoin", "kjoin.conformance", "kjoin.conformance.cli", "kjoin.conformance.cli.common"}
+
+
+def test_a_command_imports_only_its_own_module() -> None:
+    done = _bare("--modules", "oracle", KIP77)
+    assert done.returncode == 0, done.stderr
+    commands = {
+        name for name in done.stdout.split("--\n", 1)[1].split() if name.startswith("kjoin.conformance.cli.")
+    }
+    assert commands == {"kjoin.conformance.cli.common", "kjoin.conformance.cli.oracle"}

@@ -9,34 +9,65 @@
 * ``fuzz``: generated scenarios against a candidate, shrunk counterexamples;
 * ``kafka``, ``verify``: real Kafka Streams as a driver, and the oracle checked against it.
 
-Exit codes are in ``kjoin.conformance.cli.common`` and docs/command-line.md.
+The parser is built lazily: ``COMMANDS`` names each subcommand's module, one-line help and the extras it
+needs, and only the module of the command being run is imported. So ``kjoin --help`` imports nothing but
+this package, and the core commands (``oracle``, ``check``, ``diff-versions``) run on a bare install; a
+command whose extra is missing says which one to install (exit 2). Exit codes are in
+``kjoin.conformance.cli.common`` and docs/command-line.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import import_module
 from typing import Any, TextIO
 
-from kjoin.conformance.catalogue import ScenarioError
 from kjoin.conformance.cli.common import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Parser, Streams, UsageError
 
-__all__ = ["main"]
+__all__ = ["COMMANDS", "EXTRAS", "Command", "MissingExtra", "main", "missing_extras"]
 
-_COMMANDS = (
-    "oracle",
-    "check",
-    "run",
-    "scale",
-    "report",
-    "compare",
-    "diff_versions",
-    "fuzz",
-    "kafka",
-    "verify",
-)
-"""The subcommand modules, in the order ``kjoin --help`` lists them."""
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One subcommand: the module that defines it (``add_command``), its line in ``kjoin --help`` and the
+    extras (pyproject.toml's optional dependencies) it needs beyond the core."""
+
+    name: str
+    module: str
+    help: str
+    extras: tuple[str, ...] = ()
+
+
+COMMANDS = (
+    Command("oracle", "oracle", "what Kafka Streams emits for a scenario"),
+    Command("check", "check", "run the oracle over the scenario catalogue and compare with the expected "
+            "outputs"),
+    Command("run", "run", "check a candidate implementation against Kafka Streams semantics (runs Spark)",
+            ("spark",)),
+    Command("scale", "scale", "check a candidate on generated partitioned data of any size", ("spark",)),
+    Command("replay", "scale", "check a candidate on a snapshot of two Kafka topics", ("spark",)),
+    Command("report", "report", "write the HTML report of results files"),
+    Command("compare", "compare", "compare two results files: regressed, improved, changed"),
+    Command("diff-versions", "diff_versions", "what changes between two Kafka versions (oracle only)"),
+    Command("fuzz", "fuzz", "generate scenarios, find where a candidate differs from Kafka, shrink them "
+            "(runs Spark)", ("spark", "fuzz")),
+    Command("kafka", "kafka", "what real Kafka Streams emits (a TopologyTestDriver of that release; needs "
+            "Java and Maven)"),
+    Command("verify", "verify", "check the oracle against real Kafka Streams on generated scenarios (needs "
+            "Java and Maven)", ("fuzz",)),
+)  # fmt: skip
+"""The subcommands, in the order ``kjoin --help`` lists them."""
+
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "spark": ("pyspark", "pandas", "pyarrow"),
+    "fuzz": ("hypothesis",),
+    "pytest": ("pytest",),
+}
+"""The top-level modules each extra of pyproject.toml brings (how a missing extra is recognised)."""
 
 
 def main(
@@ -48,15 +79,28 @@ def main(
 ) -> int:
     """Run ``kjoin`` with ``argv`` (default: the process arguments); returns the exit code."""
     streams = Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
-    parser = _build_parser()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command = _command_named(arguments)
     try:
-        args = parser.parse_args(argv)
-        handler: Callable[[Any, Streams], int] = args.handler
+        parser = _build_parser(command)
+        if not arguments:  # bare ``kjoin``: what it can do, not an error
+            streams.stdout.write(parser.format_help())
+            return EXIT_OK
+        args = parser.parse_args(arguments)
+        if command is not None:
+            _require_extras(command)
+        handler: Callable[[Any, Streams], int] | None = getattr(args, "handler", None)
+        if handler is None:  # only ``kjoin``'s own options: nothing to run
+            streams.stdout.write(parser.format_help())
+            return EXIT_OK
         return handler(args, streams)
-    except (UsageError, ScenarioError) as error:
+    except UsageError as error:
         streams.stderr.write(f"kjoin: {error}\n")
         return EXIT_USAGE
-    except SystemExit as done:  # --help
+    except MissingExtra as error:
+        streams.stderr.write(f"{error}\n")
+        return EXIT_USAGE
+    except SystemExit as done:  # --help, --version
         return done.code if isinstance(done.code, int) else EXIT_OK
     except KeyboardInterrupt:
         streams.stderr.write("kjoin: interrupted\n")
@@ -64,9 +108,31 @@ def main(
     except BrokenPipeError:  # the reader went away (``kjoin check | head``): stop writing, quietly
         _silence_stdout()
         return EXIT_OK
-    except Exception:  # the command line's boundary: a crash is "could not complete", with its cause
-        streams.stderr.write("kjoin: internal error (please report it):\n" + traceback.format_exc())
-        return EXIT_INCOMPLETE
+    except ModuleNotFoundError as error:
+        extra = _extra_of(error)
+        if command is None or extra is None:
+            return _crashed(streams)
+        streams.stderr.write(f"{MissingExtra(command.name, (extra,))}\n")
+        return EXIT_USAGE
+    except Exception as error:  # the command line's boundary: a crash is "could not complete", with its cause
+        if _is_scenario_error(error):
+            streams.stderr.write(f"kjoin: {error}\n")
+            return EXIT_USAGE
+        return _crashed(streams)
+
+
+def _crashed(streams: Streams) -> int:
+    streams.stderr.write("kjoin: internal error (please report it):\n" + traceback.format_exc())
+    return EXIT_INCOMPLETE
+
+
+def _is_scenario_error(error: Exception) -> bool:
+    """A scenario file that cannot be used (imported here only when one was raised: its module is loaded)."""
+    if "kjoin.conformance.catalogue" not in sys.modules:
+        return False
+    from kjoin.conformance.catalogue import ScenarioError
+
+    return isinstance(error, ScenarioError)
 
 
 def _silence_stdout() -> None:
@@ -80,13 +146,78 @@ def _silence_stdout() -> None:
         pass
 
 
-def _build_parser() -> Parser:
-    from importlib import import_module
+def _command_named(arguments: Sequence[str]) -> Command | None:
+    """The subcommand the arguments start with (``kjoin --help run`` is the help of ``kjoin``)."""
+    word = arguments[0] if arguments else None
+    return next((command for command in COMMANDS if command.name == word), None)
 
+
+def missing_extras(extras: Sequence[str]) -> list[str]:
+    """Those of ``extras`` whose modules are not installed (looked up, not imported)."""
+    from importlib.util import find_spec
+
+    return [extra for extra in extras if any(find_spec(module) is None for module in EXTRAS[extra])]
+
+
+class MissingExtra(Exception):
+    """A command whose extra is not installed; the message says which to install. Exit code 2."""
+
+    def __init__(self, command: str, extras: Sequence[str]) -> None:
+        listed = " and ".join(extras)
+        noun = "extras" if len(extras) > 1 else "extra"
+        wanted = ",".join(extras)
+        super().__init__(
+            f"kjoin {command} needs the {listed} {noun}: pip install 'kjoin-conformance[{wanted}]'"
+        )
+
+
+def _require_extras(command: Command) -> None:
+    missing = missing_extras(command.extras)
+    if missing:
+        raise MissingExtra(command.name, missing)
+
+
+def _extra_of(error: ModuleNotFoundError) -> str | None:
+    """The extra that brings the module ``error`` could not find, if one does."""
+    top = (error.name or "").split(".")[0]
+    return next((extra for extra, modules in EXTRAS.items() if top in modules), None)
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed distribution's version (looked up only when asked for)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            installed = version("kjoin-conformance")
+        except PackageNotFoundError:  # running from a source folder that was never installed
+            installed = "(not installed)"
+        sys.stdout.write(f"kjoin {installed}\n")  # where argparse writes --help
+        parser.exit()
+
+
+def _build_parser(chosen: Command | None = None) -> Parser:
+    """The ``kjoin`` parser: the full subparser of ``chosen`` (its module imported), a one-line entry for
+    every other command (nothing imported)."""
     parser = Parser(prog="kjoin", description="Kafka Streams join semantics: oracle and conformance checks.")
+    parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND", parser_class=Parser)
-    for name in _COMMANDS:
-        import_module(f"kjoin.conformance.cli.{name}").add_command(commands)
+    if chosen is not None:
+        try:
+            module = import_module(f"kjoin.conformance.cli.{chosen.module}")
+        except ModuleNotFoundError as error:
+            extra = _extra_of(error)
+            if extra is None:
+                raise
+            raise MissingExtra(chosen.name, (extra,)) from error
+        module.add_command(commands)
+    for command in COMMANDS:
+        if command.name not in commands.choices:  # else the chosen module's own (full) parser
+            commands.add_parser(command.name, help=command.help)
     return parser
 
 

@@ -30,7 +30,6 @@ __all__ = ["FileResult", "add_command", "check_case"]
 def add_command(commands: Any) -> None:
     command = commands.add_parser(
         "check",
-        help="run the oracle over the scenario catalogue and compare with the expected outputs",
         description="Run the oracle over every scenario that states expected outputs (default: the bundled "
         "catalogue: seed tables, edge cases, golden traces, Kafka's own tests, regressions) and print a "
         "pass/fail table per file.",

@@ -17,6 +17,7 @@ When several apply, the highest code wins (an incomplete run says more than a di
 from __future__ import annotations
 
 import argparse
+import copy
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ __all__ = [
     "EXIT_INCOMPLETE",
     "EXIT_OK",
     "EXIT_USAGE",
+    "HelpFormatter",
     "Parser",
     "Progress",
     "Streams",
@@ -59,8 +61,37 @@ class Streams:
     stderr: TextIO
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Help that states every option's default, unless the option's text already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if not _states_default(action) or "default" in text.lower():
+            return text
+        return f"{text} (default: %(default)s)" if text else "default: %(default)s"
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if not action.help and _states_default(action):  # argparse shows no help text at all without one
+            action = copy.copy(action)
+            action.help = self._get_help_string(action)
+        return super()._format_action(action)
+
+
+def _states_default(action: argparse.Action) -> bool:
+    """Whether ``action`` has a default worth showing (an option's value other than none, off or empty)."""
+    default = action.default
+    if not action.option_strings or default is None or default is False or default == argparse.SUPPRESS:
+        return False
+    return not (isinstance(default, list | tuple) and not default)
+
+
 class Parser(argparse.ArgumentParser):
-    """An argument parser that reports usage errors as ``UsageError`` instead of exiting."""
+    """An argument parser that reports usage errors as ``UsageError`` instead of exiting, and whose help
+    states each option's default."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         command = self.prog.removeprefix("kjoin").strip()

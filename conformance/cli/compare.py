@@ -19,7 +19,6 @@ __all__ = ["add_command"]
 def add_command(commands: Any) -> None:
     command = commands.add_parser(
         "compare",
-        help="compare two results files: regressed, improved, changed",
         description="Compare two runs' results files; exit 1 when a case regressed.",
     )
     command.add_argument("old", type=Path, metavar="OLD", help="the earlier results file")

@@ -30,7 +30,6 @@ __all__ = ["add_command"]
 def add_command(commands: Any) -> None:
     command = commands.add_parser(
         "diff-versions",
-        help="what changes between two Kafka versions (oracle only)",
         description="Run every scenario as Kafka A and as Kafka B and write KIP-77-style comparison pages.",
     )
     command.add_argument("older", metavar="A", type=version_argument, help="a Kafka version, e.g. 0.10.1")

@@ -14,19 +14,15 @@ from __future__ import annotations
 import argparse
 import datetime
 from pathlib import Path
-from typing import Any
-
-import hypothesis
+from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Streams, worst
-from kjoin.conformance.differential.fuzz import FuzzReport, fuzz
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
-from kjoin.conformance.differential.regressions import write_regression
-from kjoin.conformance.harness.spark_session import resolve_master, start_session
-from kjoin.conformance.harness.text import render_outcome, render_summary
-from kjoin.conformance.protocol import CandidateLoadError, load_candidate
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JOIN_KINDS
+
+if TYPE_CHECKING:
+    from kjoin.conformance.differential.fuzz import FuzzReport
 
 __all__ = ["add_command", "render_report"]
 
@@ -35,7 +31,6 @@ def add_command(commands: Any) -> None:
     """Register ``fuzz`` on the ``kjoin`` subcommand parsers."""
     command = commands.add_parser(
         "fuzz",
-        help="generate scenarios, find where a candidate differs from Kafka, shrink them (runs Spark)",
         description="Draw scenarios from the hypothesis strategies (a seed makes them repeatable), check the "
         "candidate on all of them in one call per join kind, shrink what fails in batched rounds and "
         "optionally save each minimal scenario as a regression file.",
@@ -95,6 +90,11 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
 
 
 def _fuzz(args: argparse.Namespace, streams: Streams) -> int:
+    from kjoin.conformance.differential.fuzz import fuzz
+    from kjoin.conformance.differential.regressions import write_regression
+    from kjoin.conformance.harness.spark_session import resolve_master, start_session
+    from kjoin.conformance.protocol import CandidateLoadError, load_candidate
+
     problem = _usage_problem(args)
     if problem is not None:
         streams.stderr.write(f"kjoin: fuzz: {problem}\n")
@@ -156,6 +156,10 @@ def _older_lines(report: FuzzReport) -> list[str]:
 
 def render_report(report: FuzzReport, reproduce: str = "") -> str:
     """The run as text: seed and settings, a summary per join kind, then each shrunk counterexample."""
+    import hypothesis
+
+    from kjoin.conformance.harness.text import render_outcome, render_summary
+
     intended = ", intended semantics" if report.intended else ""
     lines = [
         f"fuzzing {report.candidate} as Kafka {report.kafka}{intended}: profile {report.profile.name}, "

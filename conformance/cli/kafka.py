@@ -22,7 +22,6 @@ __all__ = ["add_command"]
 def add_command(commands: Any) -> None:
     command = commands.add_parser(
         "kafka",
-        help="what real Kafka Streams emits (a TopologyTestDriver of that release; needs Java and Maven)",
         description="Run portable scenarios (stdin, one JSON object per line) through real Kafka Streams of "
         "one release and write one answer line per scenario (stdout), like 'kjoin oracle --jsonl'.",
     )

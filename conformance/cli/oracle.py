@@ -33,7 +33,6 @@ __all__ = ["add_command", "answer"]
 def add_command(commands: Any) -> None:
     command = commands.add_parser(
         "oracle",
-        help="what Kafka Streams emits for a scenario",
         description="Run the oracle on portable JSON Lines (--jsonl: stdin to stdout) or show one scenario "
         "FILE as a table with every variant side by side.",
     )

@@ -19,7 +19,6 @@ __all__ = ["add_command"]
 def add_command(commands: Any) -> None:
     command = commands.add_parser(
         "report",
-        help="write the HTML report of results files",
         description="Write a static HTML report (failures by kind first, the scenario x variant matrix, "
         "verdicts, one page per scenario with its timeline) from one or more results files of one candidate.",
     )

@@ -52,7 +52,6 @@ DEFAULT_TIMEOUT = 1800.0
 def add_command(commands: Any) -> None:
     command = commands.add_parser(
         "run",
-        help="check a candidate implementation against Kafka Streams semantics (runs Spark)",
         description="Run a candidate over the scenario catalogue in a few Spark jobs (one candidate call per "
         "join kind) and compare every claimed scenario with the oracle.",
     )

@@ -49,7 +49,7 @@ def _common(command: argparse.ArgumentParser, *, output: bool = False) -> None:
     )
     command.add_argument("--variant", required=True, choices=("inner", "left", "outer"))
     command.add_argument("--kafka", type=version_argument, default="3.9", metavar="V", help="default 3.9")
-    command.add_argument("--before", type=int, default=100, metavar="MS", help="stream-stream window (100)")
+    command.add_argument("--before", type=int, default=100, metavar="MS", help="stream-stream window")
     command.add_argument("--after", type=int, metavar="MS", help="default: --before")
     command.add_argument(
         "--grace", type=int, metavar="MS", help="grace (stream-stream; default: none, legacy)"
@@ -64,7 +64,6 @@ def _common(command: argparse.ArgumentParser, *, output: bool = False) -> None:
 def add_command(commands: Any) -> None:
     scale = commands.add_parser(
         "scale",
-        help="check a candidate on generated partitioned data of any size",
         description="Generate records inside Spark, run the oracle per Kafka task and the candidate, and "
         "compare inside Spark.",
     )
@@ -87,7 +86,6 @@ def add_command(commands: Any) -> None:
     scale.set_defaults(handler=_scale)
     replay = commands.add_parser(
         "replay",
-        help="check a candidate on a snapshot of two Kafka topics",
         description="Read two topics saved with Spark's Kafka source columns (key, value, topic, partition, "
         "offset, timestamp), run the oracle per Kafka task and the candidate, and compare inside Spark.",
     )

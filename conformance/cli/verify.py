@@ -18,20 +18,15 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import hypothesis
-from tabulate import tabulate
-
-from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, positive
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
-from kjoin.conformance.harness.text import render_outcome
-from kjoin.conformance.kafka.driver import release_of
-from kjoin.conformance.kafka.maven import MavenError
-from kjoin.conformance.kafka.verify import VerifyReport, save_golden, verify, verify_cases
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JOIN_KINDS
+
+if TYPE_CHECKING:
+    from kjoin.conformance.kafka.verify import VerifyReport
 
 __all__ = ["add_command", "render_report"]
 
@@ -39,7 +34,6 @@ __all__ = ["add_command", "render_report"]
 def add_command(commands: Any) -> None:
     command = commands.add_parser(
         "verify",
-        help="check the oracle against real Kafka Streams on generated scenarios (needs Java and Maven)",
         description="Draw scenarios, run them through real Kafka Streams of one release and through the "
         "oracle, and shrink every disagreement.",
     )
@@ -76,6 +70,11 @@ def add_command(commands: Any) -> None:
 
 
 def _verify(args: argparse.Namespace, streams: Streams) -> int:
+    from kjoin.conformance.catalogue import load_cases
+    from kjoin.conformance.kafka.driver import release_of
+    from kjoin.conformance.kafka.maven import MavenError
+    from kjoin.conformance.kafka.verify import save_golden, verify, verify_cases
+
     release = release_of(args.kafka)
     try:
         behaviour_for(release)
@@ -117,6 +116,11 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
 
 def render_report(report: VerifyReport) -> str:
     """The run as text: provenance, agreement per join kind and variant, each shrunk disagreement."""
+    import hypothesis
+    from tabulate import tabulate
+
+    from kjoin.conformance.harness.text import render_outcome
+
     info = report.info
     lines = [
         f"Kafka Streams {report.release} (kafka-streams jar sha256 {info.kafka_streams_sha256[:16]}..., "

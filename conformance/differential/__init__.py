@@ -4,28 +4,40 @@
 join kind) and shrinks failures with ``shrink`` (one call per round), ``regressions`` saves and reads the
 minimal scenarios, ``command`` is ``kjoin fuzz``, ``profiles`` holds the CI and nightly settings, and
 ``reach`` measures which behaviour flags a set of scenarios makes decisive.
+
+The names below are imported on first use, so that ``kjoin.conformance.differential.profiles`` (plain data,
+read by the command line's parsers) imports without hypothesis (the ``fuzz`` extra).
 """
 
-from kjoin.conformance.differential.fuzz import Counterexample, FuzzReport, fuzz
-from kjoin.conformance.differential.generate import Generated, draw_examples, generate_cases
-from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile, profile_named
-from kjoin.conformance.differential.regressions import Regression, read_regressions, write_regression
-from kjoin.conformance.differential.shrink import Shrunk, reductions, shrink
+from __future__ import annotations
 
-__all__ = [
-    "PROFILES",
-    "Counterexample",
-    "FuzzProfile",
-    "FuzzReport",
-    "Generated",
-    "Regression",
-    "Shrunk",
-    "draw_examples",
-    "fuzz",
-    "generate_cases",
-    "profile_named",
-    "read_regressions",
-    "reductions",
-    "shrink",
-    "write_regression",
-]
+from importlib import import_module
+from typing import Any
+
+_HOMES = {
+    "Counterexample": "fuzz",
+    "FuzzReport": "fuzz",
+    "fuzz": "fuzz",
+    "Generated": "generate",
+    "draw_examples": "generate",
+    "generate_cases": "generate",
+    "PROFILES": "profiles",
+    "FuzzProfile": "profiles",
+    "profile_named": "profiles",
+    "Regression": "regressions",
+    "read_regressions": "regressions",
+    "write_regression": "regressions",
+    "Shrunk": "shrink",
+    "reductions": "shrink",
+    "shrink": "shrink",
+}
+"""Each public name and the module that defines it."""
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{home}"), name)

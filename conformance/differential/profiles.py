@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from hypothesis import HealthCheck, settings
+if TYPE_CHECKING:
+    from hypothesis import settings
 
 __all__ = [
     "PROFILES",
@@ -108,6 +110,8 @@ def property_settings(profile: FuzzProfile) -> settings:
     """Hypothesis settings of the oracle property tests under ``profile``: derandomized (the same examples
     on every run), no example database (nothing outside the repository changes the examples), no deadline
     (a shared CI machine is slow at times)."""
+    from hypothesis import HealthCheck, settings
+
     return settings(
         max_examples=profile.property_examples,
         derandomize=True,

@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import argparse
 import copy
+import os
+import re
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
@@ -118,6 +122,74 @@ def seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
     return value
+
+
+def above_zero(text: str) -> float:
+    """An argparse type: a number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+    return value
+
+
+def not_negative(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def share(text: str) -> float:
+    """An argparse type: a share between 0 and 1 (both included)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a share between 0 and 1, got {text}")
+    return value
+
+
+def output_file(text: str) -> Path:
+    """An argparse type: a file kjoin may write (not a folder; its folder exists or can be made there)."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{text} cannot be written (no permission)")
+    _check_can_create_in(path.parent, text)
+    return path
+
+
+def output_folder(text: str) -> Path:
+    """An argparse type: a folder kjoin may write into (an existing folder, or one it can make)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
+    _check_can_create_in(path, text)
+    return path
+
+
+def _check_can_create_in(folder: Path, text: str) -> None:
+    """Whether files can be made in ``folder``: its nearest existing ancestor is a folder where a file can
+    be created (tried: permissions, read-only file systems and root's rights all answer the same way)."""
+    existing = folder.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: {existing} is a file, not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=existing, prefix=".kjoin-probe-"):
+            pass
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"{text}: cannot write in {existing} ({error.strerror})") from None
 
 
 def version_argument(text: str) -> str:
@@ -235,6 +307,21 @@ def _duration(seconds_taken: float) -> str:
         return f"{seconds_taken:.0f} s"
     minutes, rest = divmod(int(seconds_taken), 60)
     return f"{minutes} min {rest:02d} s"
+
+
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
+)
+"""Characters a terminal acts on or hides: C0/C1 controls (escape codes, NUL, carriage return), zero-width,
+line-separator and bidirectional-override characters, lone surrogates. Newlines and tabs are kept."""
+
+
+def terminal_text(text: str) -> str:
+    """``text`` safe to print on a terminal: every character in ``_UNSAFE`` written as its escape
+    (``\\x1b``, ``\\x00``, ``\\u202e``), so data from a file cannot drive the terminal or hide itself."""
+    return _UNSAFE.sub(
+        lambda match: match.group().encode("unicode_escape", "backslashreplace").decode(), text
+    )
 
 
 def plural(count: int, noun: str) -> str:

@@ -9,7 +9,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError
+from kjoin.conformance.cli.common import (
+    EXIT_DIFFERS,
+    EXIT_OK,
+    Streams,
+    UsageError,
+    output_folder,
+    terminal_text,
+)
 from kjoin.conformance.harness.comparison import compare_documents, has_regressions, render_comparison
 from kjoin.conformance.harness.results import ResultsError, load_results
 
@@ -23,7 +30,7 @@ def add_command(commands: Any) -> None:
     )
     command.add_argument("old", type=Path, metavar="OLD", help="the earlier results file")
     command.add_argument("new", type=Path, metavar="NEW", help="the later results file")
-    command.add_argument("--out", type=Path, metavar="DIR", help="also write DIR/compare.html")
+    command.add_argument("--out", type=output_folder, metavar="DIR", help="also write DIR/compare.html")
     command.add_argument("--show", type=int, default=20, metavar="N", help="cases listed per category")
     command.set_defaults(handler=_compare)
 
@@ -34,7 +41,7 @@ def _compare(args: argparse.Namespace, streams: Streams) -> int:
     except ResultsError as error:
         raise UsageError(f"compare: {error}") from error
     comparison = compare_documents(old, new, old_label=str(args.old), new_label=str(args.new))
-    streams.stdout.write(render_comparison(comparison, show=args.show))
+    streams.stdout.write(terminal_text(render_comparison(comparison, show=args.show)))
     if args.out is not None:
         from kjoin.reports import write_comparison
 

@@ -19,6 +19,7 @@ from kjoin.conformance.cli.common import (
     Streams,
     UsageError,
     lines,
+    output_folder,
     version_argument,
     worst,
 )
@@ -44,7 +45,9 @@ def add_command(commands: Any) -> None:
     command.add_argument(
         "--id", nargs="+", dest="ids", metavar="GLOB", help="only scenarios whose id matches"
     )
-    command.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: kjoin-diff-A-vs-B)")
+    command.add_argument(
+        "--out", type=output_folder, metavar="DIR", help="output folder (default: kjoin-diff-A-vs-B)"
+    )
     command.add_argument("--show", type=int, default=20, metavar="N", help="differing scenarios listed")
     command.set_defaults(handler=_diff_versions)
 

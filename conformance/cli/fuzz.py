@@ -13,10 +13,17 @@ from __future__ import annotations
 
 import argparse
 import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Streams, worst
+from kjoin.conformance.cli.common import (
+    EXIT_DIFFERS,
+    EXIT_INCOMPLETE,
+    EXIT_OK,
+    EXIT_USAGE,
+    Streams,
+    output_folder,
+    worst,
+)
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JOIN_KINDS
@@ -52,7 +59,7 @@ def add_command(commands: Any) -> None:
     command.add_argument("--seed", type=int, metavar="S", help="seed (default: the profile's fixed seed)")
     command.add_argument(
         "--save",
-        type=Path,
+        type=output_folder,
         metavar="DIR",
         help="write each counterexample to DIR/<id>.jsonl (e.g. scenarios/regressions)",
     )

@@ -15,6 +15,7 @@ from typing import Any
 from kjoin.conformance.cli.common import EXIT_OK, Streams, UsageError
 from kjoin.conformance.kafka.driver import KafkaDriver, release_of
 from kjoin.conformance.kafka.maven import MavenError
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 
 __all__ = ["add_command"]
 
@@ -38,6 +39,10 @@ def add_command(commands: Any) -> None:
 
 def _kafka(args: argparse.Namespace, streams: Streams) -> int:
     release = release_of(args.kafka_version)
+    try:  # before any Maven build: a release the oracle does not know is a usage error
+        behaviour_for(release)
+    except UnknownVersionError as error:
+        raise UsageError(f"kafka: --version: {error}") from error
     try:
         with KafkaDriver(release, timing=args.timing) as driver:
             for answer in driver.answers(streams.stdin):

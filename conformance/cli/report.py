@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from kjoin.conformance.cli.common import EXIT_OK, Progress, Streams, UsageError
+from kjoin.conformance.cli.common import EXIT_OK, Progress, Streams, UsageError, output_folder
 from kjoin.conformance.harness.results import ResultsError, load_results, merge_documents
 
 __all__ = ["add_command"]
@@ -25,7 +25,7 @@ def add_command(commands: Any) -> None:
     command.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results files (JSON)")
     command.add_argument(
         "--out",
-        type=Path,
+        type=output_folder,
         default=Path("kjoin-report"),
         metavar="DIR",
         help="output folder (default: kjoin-report)",

@@ -13,11 +13,9 @@ case differs, 2 input or usage errors (the valid cases still run), 3 the run cou
 from __future__ import annotations
 
 import argparse
-import signal
 import traceback
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +28,15 @@ from kjoin.conformance.cli.common import (
     Progress,
     Streams,
     UsageError,
+    output_file,
+    output_folder,
     seconds,
     version_argument,
     worst,
 )
 from kjoin.conformance.harness.batching import Stop
 from kjoin.conformance.harness.calls import CallProgress
+from kjoin.conformance.harness.interrupts import signal_point, signals_held, stop_on_signals
 from kjoin.conformance.harness.outcomes import EQUIVALENCES, CaseOutcome, HarnessRun
 from kjoin.conformance.harness.results import ResultsJournal, candidate_json, case_result, run_metadata
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
@@ -72,11 +73,11 @@ def add_command(commands: Any) -> None:
         help=".toml or .jsonl files or folders (default: the bundled catalogue)",
     )
     command.add_argument(
-        "--results", type=Path, metavar="FILE", help="write the results (kjoin-results JSON)"
+        "--results", type=output_file, metavar="FILE", help="write the results (kjoin-results JSON)"
     )
     command.add_argument(
         "--report",
-        type=Path,
+        type=output_folder,
         metavar="DIR",
         help="write the HTML report here (and the results to DIR/results.json unless --results)",
     )
@@ -116,24 +117,6 @@ def add_command(commands: Any) -> None:
         "micro-batch (stepped, the default) or everything before the job starts (backlog)",
     )
     command.set_defaults(handler=_run)
-
-
-@contextmanager
-def _stop_on_sigterm() -> Iterator[None]:
-    """Turn SIGTERM into ``Stop`` while the run goes (SIGINT already raises KeyboardInterrupt)."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise Stop("terminated by SIGTERM")
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _run(args: argparse.Namespace, streams: Streams) -> int:
@@ -206,38 +189,28 @@ def _run_cases(
         lambda: start_session(master, conf=spark_conf),
         equivalence=args.equivalence,
         timeout=args.timeout,
-        on_call=None if journal is None else journal.add_call,
+        on_call=None if journal is None else _journaled(journal),
     )
     outcomes: list[CaseOutcome] = []
-    stopped: str | None = None
-    document: dict[str, Any] | None = None
-    try:
-        with _stop_on_sigterm():
-            for outcome in _checked(harness, cases, streams):
-                outcomes.append(outcome)
-                if journal is not None:
-                    journal.add(case_result(outcome))
-    except KeyboardInterrupt:
-        stopped = "interrupted by SIGINT (Ctrl-C)"
-    except Stop as error:
-        stopped = str(error)
-    except Exception as error:  # the harness itself failed: keep what finished, say why, exit 3
-        stopped = f"the harness crashed: {type(error).__name__}: {error}"
-        streams.stderr.write(traceback.format_exc())
-    finally:
-        if journal is not None and not journal.finished:
-            document = journal.finish(complete=stopped is None, reason=stopped)
-    streams.stdout.write(_report(candidate.name, outcomes, harness, show=args.show))
-    if stopped is not None:
-        streams.stderr.write(f"kjoin: run: {stopped}; {len(outcomes)} of {len(cases)} cases finished\n")
-    if document is not None:
-        streams.stdout.write(f"results written to {results_path}\n")
-        if args.report is not None:
-            from kjoin.reports import write_report
-
-            with Progress(streams.stderr, "report", len(document["cases"]), unit="pages") as progress:
-                index = write_report(document, args.report, progress=progress.update)
-            streams.stdout.write(f"report written to {index}\n")
+    with stop_on_signals():
+        stopped = _check_all(harness, cases, streams, journal, outcomes)
+        document: dict[str, Any] | None = None
+        try:
+            with signals_held():  # what finished is written first; a signal meanwhile stops what follows
+                streams.stdout.write(_report(candidate.name, outcomes, harness, show=args.show))
+                if stopped is not None:
+                    finished = f"{len(outcomes)} of {len(cases)} cases finished"
+                    streams.stderr.write(f"kjoin: run: {stopped}; {finished}\n")
+                document = None if journal is None else _write_results(journal, stopped, streams)
+                if journal is not None and document is None:
+                    stopped = stopped or "the results could not be written"
+            if document is not None and args.report is not None:
+                _write_report(document, args.report, streams)
+        except (KeyboardInterrupt, Stop) as error:
+            late = str(error) or "interrupted by SIGINT (Ctrl-C)"
+            where = "" if results_path is None else f" (kjoin report {results_path} --out DIR writes it)"
+            streams.stderr.write(f"kjoin: run: {late} before the report was written{where}\n")
+            stopped = stopped or late
     failing = any(outcome.status in ("fail", "unexpected-pass") for outcome in outcomes)
     incomplete = stopped is not None or any(outcome.status == "error" for outcome in outcomes)
     return worst(
@@ -245,6 +218,62 @@ def _run_cases(
         EXIT_USAGE if input_errors else EXIT_OK,
         EXIT_INCOMPLETE if incomplete else EXIT_OK,
     )
+
+
+def _journaled(journal: ResultsJournal) -> Callable[[dict[str, Any]], None]:
+    """Keep each candidate call's record in the journal (a test may signal the run right after it)."""
+
+    def add(call: dict[str, Any]) -> None:
+        journal.add_call(call)
+        signal_point("call-finished")
+
+    return add
+
+
+def _check_all(
+    harness: HarnessRun,
+    cases: tuple[Case, ...],
+    streams: Streams,
+    journal: ResultsJournal | None,
+    outcomes: list[CaseOutcome],
+) -> str | None:
+    """Check every case into ``outcomes`` (and the journal); why the run stopped early, or ``None``."""
+    try:
+        for outcome in _checked(harness, cases, streams):
+            outcomes.append(outcome)
+            if journal is not None:
+                journal.add(case_result(outcome))
+    except KeyboardInterrupt:
+        return "interrupted by SIGINT (Ctrl-C)"
+    except Stop as error:
+        return str(error)
+    except Exception as error:  # the harness itself failed: keep what finished, say why, exit 3
+        streams.stderr.write(traceback.format_exc())
+        return f"the harness crashed: {type(error).__name__}: {error}"
+    return None
+
+
+def _write_results(journal: ResultsJournal, stopped: str | None, streams: Streams) -> dict[str, Any] | None:
+    """The final results document, written; ``None`` (and why, naming the journal kept) if it cannot be."""
+    signal_point("results-writing")
+    try:
+        document = journal.finish(complete=stopped is None, reason=stopped)
+    except OSError as error:
+        streams.stderr.write(
+            f"kjoin: run: cannot write {journal.path}: {error}; what finished is in {journal.journal} "
+            "(kjoin report reads it)\n"
+        )
+        return None
+    streams.stdout.write(f"results written to {journal.path}\n")
+    return document
+
+
+def _write_report(document: dict[str, Any], folder: Path, streams: Streams) -> None:
+    from kjoin.reports import write_report
+
+    with Progress(streams.stderr, "report", len(document["cases"]), unit="pages") as progress:
+        index = write_report(document, folder, progress=progress.update)
+    streams.stdout.write(f"report written to {index}\n")
 
 
 def _checked(harness: HarnessRun, cases: tuple[Case, ...], streams: Streams) -> Iterator[CaseOutcome]:

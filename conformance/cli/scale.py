@@ -25,7 +25,12 @@ from kjoin.conformance.cli.common import (
     EXIT_OK,
     Streams,
     UsageError,
+    above_zero,
+    not_negative,
+    output_file,
+    output_folder,
     positive,
+    share,
     version_argument,
 )
 
@@ -56,8 +61,10 @@ def _common(command: argparse.ArgumentParser, *, output: bool = False) -> None:
     )
     command.add_argument("--stores", choices=("memory", "rocksdb"), default="rocksdb")
     command.add_argument("--spark-master", metavar="URL", help="default: $KJOIN_SPARK_MASTER, else local[*]")
-    command.add_argument("--results", type=Path, metavar="FILE", help="write the kjoin-scale document")
-    command.add_argument("--report", type=Path, metavar="DIR", help="write the HTML report (and results)")
+    command.add_argument("--results", type=output_file, metavar="FILE", help="write the kjoin-scale document")
+    command.add_argument(
+        "--report", type=output_folder, metavar="DIR", help="write the HTML report (and results)"
+    )
     command.add_argument("--samples", type=int, default=10, metavar="N", help="tasks sampled in the report")
 
 
@@ -72,13 +79,13 @@ def add_command(commands: Any) -> None:
     scale.add_argument("--keys", type=positive, default=1000, metavar="K")
     scale.add_argument("--partitions", type=positive, default=8, metavar="P")
     scale.add_argument("--seed", type=int, default=20_241_125, metavar="S")
-    scale.add_argument("--late-share", type=float, default=0.1, metavar="F")
-    scale.add_argument("--max-lateness", type=int, default=200, metavar="MS")
-    scale.add_argument("--null-share", type=float, default=0.02, metavar="F")
-    scale.add_argument("--skew", type=float, default=1.0, metavar="F", help="above 1: hot keys")
+    scale.add_argument("--late-share", type=share, default=0.1, metavar="F")
+    scale.add_argument("--max-lateness", type=not_negative, default=200, metavar="MS")
+    scale.add_argument("--null-share", type=share, default=0.02, metavar="F")
+    scale.add_argument("--skew", type=above_zero, default=1.0, metavar="F", help="above 1: hot keys")
     scale.add_argument(
         "--save-input",
-        type=Path,
+        type=output_folder,
         metavar="DIR",
         help="also save the generated records as a Parquet snapshot of topics 'left' and 'right' "
         "(kjoin replay --input DIR --left-topic left --right-topic right)",

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, positive
+from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, output_folder, positive
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JOIN_KINDS
@@ -57,7 +57,7 @@ def add_command(commands: Any) -> None:
     command.add_argument("--profile", choices=sorted(PROFILES), default="ci", help="how much to generate")
     command.add_argument("--shrink", type=int, metavar="N", help="disagreements to shrink (default: profile)")
     command.add_argument(
-        "--save", type=Path, metavar="DIR", help="write each shrunk disagreement as a golden trace"
+        "--save", type=output_folder, metavar="DIR", help="write each shrunk disagreement as a golden trace"
     )
     command.add_argument(
         "--scenarios",

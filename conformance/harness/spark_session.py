@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from kjoin.conformance.harness.interrupts import signal_point, signals_held
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -84,32 +83,14 @@ def start_session(
         builder = builder.config("spark.sql.shuffle.partitions", "4")
     for name, value in (conf or {}).items():
         builder = builder.config(name, value)
-    with _signals_deferred():
+    # Interrupted between launching the JVM and connecting to it, PySpark leaves an orphan JVM behind (its
+    # gateway thread keeps it alive) holding this process's stdout and stderr: whoever waits for them waits
+    # forever. So signals wait until the session is up; then they stop the run as usual.
+    with signals_held():
+        signal_point("spark-starting")
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
-
-
-@contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM while the JVM starts, then deliver them.
-
-    Interrupted between launching the JVM and connecting to it, PySpark leaves an orphan JVM behind (its
-    gateway thread keeps it alive) that holds this process's stdout and stderr: whoever waits for them
-    waits forever. Once the session is up, an interrupted run stops it as usual."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-    wanted = (signal.SIGINT, signal.SIGTERM)
-    previous = {signum: signal.signal(signum, lambda number, _: received.append(number)) for signum in wanted}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        for number in dict.fromkeys(received):
-            signal.raise_signal(number)
 
 
 def jobs_started(spark: SparkSession) -> int | None:

@@ -1,0 +1,109 @@
+"""Fault probes of the command line that need no Spark: bad options refused up front (exit 2, naming the
+option, nothing started), output paths that cannot be written refused as usage errors, hostile text from
+results files escaped on the terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from kjoin.conformance.cli import main
+from support.report_documents import answered_by_version, document_of, make_case, outcome_of, with_outputs
+
+SCALE = ["scale", "--candidate", "spark-reference", "--records", "10", "--join", "stream-stream"]
+SCALE += ["--variant", "inner"]
+
+
+def _kjoin(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def no_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Starting Spark fails the test: the probes must be refused before."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Spark was started")
+
+    monkeypatch.setattr("kjoin.conformance.harness.spark_session.start_session", refuse)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "problem"),
+    [
+        ("--null-share", "2", "must be a share between 0 and 1, got 2"),
+        ("--late-share", "-1", "must be a share between 0 and 1, got -1"),
+        ("--late-share", "a tenth", "'a tenth' is not a number"),
+        ("--skew", "0", "must be above 0, got 0"),
+        ("--max-lateness", "-5", "must be 0 or more, got -5"),
+    ],
+)
+def test_scale_refuses_impossible_shares_up_front(
+    option: str, value: str, problem: str, no_spark: None
+) -> None:
+    code, out, err = _kjoin(*SCALE, option, value)
+    assert code == 2, err
+    assert out == ""
+    assert err.count("\n") == 1 and f"argument {option}: {problem}" in err
+
+
+def test_output_paths_that_cannot_be_written_are_usage_errors(tmp_path: Path, no_spark: None) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder\n", encoding="utf-8")
+    candidate = ["--candidate", "support.fixture_candidates:oracle_on_driver"]
+    probes = [
+        (["run", *candidate, "--report", str(a_file)], "--report", "is a file, not a folder"),
+        (
+            ["run", *candidate, "--results", str(a_file / "results.json")],
+            "--results",
+            "is a file, not a folder",
+        ),
+        (["run", *candidate, "--results", str(tmp_path)], "--results", "is a folder, not a file"),
+        ([*SCALE, "--report", str(a_file / "sub")], "--report", "is a file, not a folder"),
+        (["report", str(a_file), "--out", str(a_file)], "--out", "is a file, not a folder"),
+    ]
+    for argv, option, problem in probes:
+        code, _, err = _kjoin(*argv)
+        assert code == 2, (argv, err)
+        assert f"argument {option}:" in err and problem in err, (argv, err)
+        assert "internal error" not in err and "Traceback" not in err
+
+
+def test_a_read_only_folder_is_refused_as_an_output(tmp_path: Path, no_spark: None) -> None:
+    """``/proc`` cannot be written, even by root (a mode bit would not stop root)."""
+    code, _, err = _kjoin("run", "--candidate", "x:y", "--results", "/proc/kjoin/results.json")
+    assert code == 2, err
+    assert "argument --results: /proc/kjoin/results.json: cannot write in /proc" in err
+
+
+def _results(path: Path, scenario: str, *, agrees: bool) -> Path:
+    case = make_case(scenario, [("left", "k", "A", 1), ("right", "k", "a", 2)], variant="inner")
+    answer = answered_by_version("3.9")(case) if agrees else with_outputs(case, [])
+    path.write_text(json.dumps(document_of([outcome_of(case, answer)])), encoding="utf-8")
+    return path
+
+
+def test_compare_escapes_hostile_case_ids_on_the_terminal(tmp_path: Path) -> None:
+    hostile = "evil\x1b[2J\x1b]0;owned\x07\x00\u202etxt.exe\rhidden"
+    old = _results(tmp_path / "old.json", hostile, agrees=True)
+    new = _results(tmp_path / "new.json", hostile, agrees=False)
+    code, out, err = _kjoin("compare", str(old), str(new))
+    assert code == 1, err
+    assert not any(char in out for char in "\x1b\x07\x00\u202e\r")
+    assert "evil\\x1b[2J\\x1b]0;owned\\x07\\x00\\u202etxt.exe\\rhidden[inner-3.9]: pass -> fail" in out
+
+
+def test_kafka_validates_the_release_before_any_maven_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_build(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the driver was built")
+
+    monkeypatch.setattr("kjoin.conformance.cli.kafka.KafkaDriver", no_build)
+    code, out, err = _kjoin("kafka", "--version", "9.9", stdin='{"id": "x"}\n')
+    assert code == 2 and out == ""
+    assert err.startswith("kjoin: kafka: --version: Kafka version '9.9' is newer than the era table knows")
+    assert err.count("\n") == 1

@@ -13,9 +13,12 @@ in the ``kjoin.candidates`` entry-point group (``spark-reference``, ``spark-nati
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
@@ -137,11 +140,7 @@ def load_candidate(name: str) -> Candidate:
             f"unknown candidate {name!r}: give module:attr or one of the registered names ({known})"
         )
     module_name, _, attr = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        problem = f"cannot import module {module_name!r}: {error}"
-        raise CandidateLoadError(f"candidate {name!r}: {problem}") from error
+    module = _import_module(name, module_name, from_folder=name not in registered)
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -154,11 +153,70 @@ def load_candidate(name: str) -> Candidate:
     return candidate
 
 
+def _import_module(name: str, module_name: str, *, from_folder: bool) -> ModuleType:
+    """Import the candidate's module. A ``module:attr`` the user names is looked for in the current folder
+    first, as ``python -m`` does (and the folder is handed to Spark's Python workers through
+    ``PYTHONPATH``); an import that fails says what to do, with the module's own traceback in a log file."""
+    folder = os.getcwd()
+    if from_folder and folder not in sys.path and "" not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        missing = error.name or module_name
+        if module_name != missing and not module_name.startswith(missing + "."):
+            raise CandidateLoadError(
+                _raised(name, f"importing module {module_name!r}", error)
+            ) from error  # the module's own import
+        top = missing.split(".")[0]
+        problem = (
+            f"cannot import module {module_name!r}: no module named {missing!r} in the current folder "
+            f"({folder}) or the installed packages; run from the folder that holds {top}, or add that folder "
+            f"to PYTHONPATH (PYTHONPATH=/path/to/that/folder)"
+        )
+        raise CandidateLoadError(f"candidate {name!r}: {problem}") from error
+    except (Exception, SystemExit) as error:
+        raise CandidateLoadError(_raised(name, f"importing module {module_name!r}", error)) from error
+    if from_folder:
+        _share_folder(folder, module)
+    return module
+
+
+def _share_folder(folder: str, module: ModuleType) -> None:
+    """When ``module`` came from ``folder``, put the folder on ``PYTHONPATH`` too, so the processes started
+    from here (Spark's Python workers, pytest-xdist's workers) import the candidate's code as well."""
+    path = getattr(module, "__file__", None) or ""
+    if not os.path.abspath(path).startswith(os.path.join(folder, "")):
+        return
+    entries = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    if folder not in entries:
+        os.environ["PYTHONPATH"] = os.pathsep.join([folder, *entries])
+
+
+def _raised(name: str, what: str, error: BaseException) -> str:
+    """One line for an exception the candidate's own code raised; its traceback goes to a log file."""
+    import tempfile
+    import traceback
+
+    with tempfile.NamedTemporaryFile(
+        "w", prefix="kjoin-candidate-", suffix=".log", delete=False, encoding="utf-8"
+    ) as log:
+        log.write(f"candidate {name!r}: {what}\n")
+        log.write("".join(traceback.format_exception(error)))
+    text = " ".join(str(error).split())
+    if len(text) > 200:
+        text = text[:197] + "..."
+    raised = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return f"candidate {name!r}: {what} raised {raised} (traceback in {log.name})"
+
+
 def _call_factory(name: str, factory: Callable[[], Any]) -> Any:
     try:
         return factory()
     except TypeError as error:
         raise CandidateLoadError(f"candidate {name!r}: factory must take no arguments: {error}") from error
+    except (Exception, SystemExit) as error:
+        raise CandidateLoadError(_raised(name, "its factory", error)) from error
 
 
 def _looks_like_candidate(obj: Any) -> bool:

@@ -20,6 +20,7 @@ __all__ = [
     "CAPABILITY_FLAGS",
     "ERAS",
     "FAILURE_FLAGS",
+    "PRODUCTION_FLAGS",
     "READ_ONLY_WHERE",
     "Behaviour",
     "UnknownVersionError",
@@ -87,6 +88,12 @@ class Behaviour:
     """BUG, 3.8+ (spec SS-24, SS-25, golden README): after an emission pass the processor
     keeps the ts of the last held record it visited, not the earliest still waiting, so closed records
     can wait for later trigger records. Intended: the earliest record still held."""
+
+    outer_join_emit_throttle_resyncs_to_wall_clock: bool
+    """3.5 (KAFKA-13817): each emission pass the throttle lets through sets the next time to emit to the wall
+    clock plus the emit interval; 3.1-3.4 only the first pass does, and each later one adds the interval to
+    the previous next time, so after a long wall-clock advance every trigger record runs a pass until it
+    catches up. Only an emit interval above 0 (``Settings.emit_interval_ms``) makes it matter. spec PR-2."""
 
     rocksdb_window_expiry_is_exact: bool
     """3.4 (KAFKA-12960 follow-up): RocksDB window stores filter expired records exactly; before, they
@@ -192,6 +199,7 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         has_spurious_free_outer_joins=False,
         outer_join_closes_each_side_by_its_own_bound=False,
         outer_join_min_time_is_last_visited=False,
+        outer_join_emit_throttle_resyncs_to_wall_clock=False,
         rocksdb_window_expiry_is_exact=False,
         rocksdb_segments_expire_by_retention=False,
         rocksdb_join_stores_skip_null_values=False,
@@ -226,7 +234,9 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
     v30 = replace(v251, era="3.0", legacy_join_grace_is_set_by_of=True)
     v31 = replace(v30, era="3.1", has_spurious_free_outer_joins=True)
     v34 = replace(v31, era="3.4", rocksdb_window_expiry_is_exact=True)
-    v35 = replace(v34, era="3.5", has_versioned_stores=True)
+    v35 = replace(
+        v34, era="3.5", has_versioned_stores=True, outer_join_emit_throttle_resyncs_to_wall_clock=True
+    )
     v36 = replace(v35, era="3.6", has_stream_table_grace=True)
     v37 = replace(
         v36,
@@ -336,6 +346,7 @@ FLAG_JOINS: dict[str, frozenset[str]] = {
     "has_spurious_free_outer_joins": frozenset({_SS}),
     "outer_join_closes_each_side_by_its_own_bound": frozenset({_SS}),
     "outer_join_min_time_is_last_visited": frozenset({_SS}),
+    "outer_join_emit_throttle_resyncs_to_wall_clock": frozenset({_SS}),
     "rocksdb_window_expiry_is_exact": frozenset({_SS}),
     "rocksdb_segments_expire_by_retention": frozenset({_SS}),
     "rocksdb_join_stores_skip_null_values": frozenset({_SS}),
@@ -384,6 +395,7 @@ READ_ONLY_WHERE: dict[str, tuple[str, bool]] = {
     # The held records (and their shared stream time) exist only in spurious-free joins.
     "outer_join_closes_each_side_by_its_own_bound": ("has_spurious_free_outer_joins", True),
     "null_records_advance_stream_time": ("has_spurious_free_outer_joins", True),
+    "outer_join_emit_throttle_resyncs_to_wall_clock": ("has_spurious_free_outer_joins", True),
     # foreign_key: only the 3.7+ left-join instructions retract with DELETE_KEY_AND_PROPAGATE.
     "fk_left_join_repeats_results": ("fk_left_join_keeps_null_foreign_keys", True),
     # The spurious-free fix needs an ofTimeDifferenceAndGrace window, and a window needs grace for that.
@@ -394,12 +406,19 @@ READ_ONLY_WHERE: dict[str, tuple[str, bool]] = {
 """Flags the join modules read only where another flag has a given value: ``flag -> (other, value)``."""
 
 
-def flags_in_force(join: str, behaviour: Behaviour) -> tuple[str, ...]:
+PRODUCTION_FLAGS: frozenset[str] = frozenset({"outer_join_emit_throttle_resyncs_to_wall_clock"})
+"""Flags only production settings (``records.Settings``: a record cache, a commit interval, an emit
+throttle) make decisive: under the test driver's settings no input can tell their two values apart."""
+
+
+def flags_in_force(join: str, behaviour: Behaviour, *, production: bool = False) -> tuple[str, ...]:
     """The flags of ``join`` whose value in ``behaviour``'s era can change an output: every flag that applies
-    to ``join`` except a capability the era lacks, a failure the era has, and a flag its other flags leave
-    unread."""
+    to ``join`` except a capability the era lacks, a failure the era has, a flag its other flags leave
+    unread, and, unless ``production`` (some input has production settings), the ``PRODUCTION_FLAGS``."""
     in_force = []
     for name in flags_for(join):
+        if name in PRODUCTION_FLAGS and not production:
+            continue
         if name in CAPABILITY_FLAGS and not getattr(behaviour, name):
             continue
         if name in FAILURE_FLAGS and getattr(behaviour, name):

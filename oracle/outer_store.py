@@ -15,6 +15,10 @@ non-negative keys ascending, then negative ones).
 
 A pass emits, per side, the held records below a timestamp bound, and the walk it replaces is kept as the
 reference of ``conformance/tests/test_oracle_fast_paths.py``, which checks the two agree.
+
+Production settings (spec PR-1 to PR-3): a pass that would run is skipped while the wall clock at which the
+record is processed is before the *next time to emit*, which each pass that runs moves on by the emit
+interval (``Settings.emit_interval_ms``; 0, the test driver's setting, never skips a pass).
 """
 
 from __future__ import annotations
@@ -175,18 +179,38 @@ class OuterJoinBuffer:
     ``TimeTracker#minTime``; ``None`` stands for ``Long.MAX_VALUE``, its value only when the last pass found
     the store empty and nothing was held since, so ``None`` implies an empty store (and Kafka's overflowing
     early-return sum for it in 3.8+ makes no difference).
+
+    ``wall_clock`` is the wall-clock time (ms since the start of the run) of the record being processed, and
+    ``next_time_to_emit`` Kafka's ``TimeTracker#nextTimeToEmit`` (0 until the first pass): the emit throttle
+    of spec PR-1 to PR-3, off when ``emit_interval`` is 0.
     """
 
-    __slots__ = ("_after", "_before", "_grace", "emit_closed", "held", "min_time", "stream_time")
+    __slots__ = (
+        "_after",
+        "_before",
+        "_emit_interval",
+        "_grace",
+        "_resyncs_to_wall_clock",
+        "emit_closed",
+        "held",
+        "min_time",
+        "next_time_to_emit",
+        "stream_time",
+        "wall_clock",
+    )
 
-    def __init__(self, window: Window, behaviour: Behaviour) -> None:
+    def __init__(self, window: Window, behaviour: Behaviour, emit_interval: int = 0) -> None:
         assert window.grace is not None, "only JoinWindows.ofTimeDifference* has a spurious-free buffer"
         self._before = window.before
         self._after = window.after
         self._grace = window.grace
+        self._emit_interval = emit_interval
+        self._resyncs_to_wall_clock = behaviour.outer_join_emit_throttle_resyncs_to_wall_clock
         self.held = HeldRecords()
         self.stream_time = -1
         self.min_time: int | None = None
+        self.wall_clock = 0
+        self.next_time_to_emit = 0
         self.emit_closed: Callable[[bool, int, list[Output]], None]
         """The emission pass an in-order record runs before its own join results (spec SS-18),
         ``emit_closed(left_processor, cause, outputs)``: this era's variant, chosen once from the flags.
@@ -205,6 +229,22 @@ class OuterJoinBuffer:
         if self.min_time is None or ts < self.min_time:
             self.min_time = ts
 
+    def _throttled(self) -> bool:
+        """Whether the emit throttle skips a pass that would otherwise run now (spec PR-1, PR-2); when it does
+        not, the pass runs and the next time to emit moves on. Kafka checks this after the early return on
+        ``minTime``, so a skipped pass changes nothing, ``minTime`` included.
+
+        3.5+ (KAFKA-13817) the next time to emit is the pass's wall clock plus the interval. 3.1-3.4 the first
+        pass sets it so, and every later one adds the interval to it, so after a long wall-clock advance
+        passes run at every trigger record until it catches up with the wall clock (spec PR-2)."""
+        now = self.wall_clock
+        if now < self.next_time_to_emit:
+            return True
+        if self._resyncs_to_wall_clock or self.next_time_to_emit == 0:
+            self.next_time_to_emit = now
+        self.next_time_to_emit += self._emit_interval
+        return False
+
     def _emit_closed_by_processor_bound(
         self, left_processor: bool, cause: int, outputs: list[Output]
     ) -> None:
@@ -219,6 +259,8 @@ class OuterJoinBuffer:
         look_back = self._before if left_processor else self._after
         join_after = self._after if left_processor else self._before
         if self.min_time is None or self.min_time >= self.stream_time - look_back - self._grace:
+            return
+        if self._emit_interval and self._throttled():
             return
         last_open = self.stream_time - join_after - self._grace
         held = self.held
@@ -236,6 +278,8 @@ class OuterJoinBuffer:
         join_after = self._after if left_processor else self._before
         if self.min_time is None or self.min_time + join_after + self._grace >= self.stream_time:
             return
+        if self._emit_interval and self._throttled():
+            return
         self.min_time = self._emit_each_side_closed(cause, outputs)
 
     def _emit_closed_at_first_closing_record(
@@ -251,6 +295,8 @@ class OuterJoinBuffer:
             (earliest_left is not None and self._left_record_closed(earliest_left))
             or (earliest_right is not None and self._right_record_closed(earliest_right))
         ):
+            return
+        if self._emit_interval and self._throttled():
             return
         self._emit_each_side_closed(cause, outputs)
 
@@ -279,5 +325,13 @@ class OuterJoinBuffer:
         return last_visited
 
     def snapshot(self) -> dict[str, object]:
-        """Stream time, ``minTime`` (``None`` = ``Long.MAX_VALUE``) and the held records in store order."""
-        return {"stream_time": self.stream_time, "min_time": self.min_time, "held": self.held.snapshot()}
+        """Stream time, ``minTime`` (``None`` = ``Long.MAX_VALUE``), the held records in store order and, with
+        the emit throttle on, the next time to emit."""
+        state: dict[str, object] = {
+            "stream_time": self.stream_time,
+            "min_time": self.min_time,
+            "held": self.held.snapshot(),
+        }
+        if self._emit_interval:
+            state["next_time_to_emit"] = self.next_time_to_emit
+        return state

@@ -14,7 +14,8 @@ Eras, each read from a ``Behaviour`` flag where it matters:
 * 3.1+ with ``ofTimeDifference*`` (a grace given) (spec SS-14, SS-20): non-joined records are held in the
   outer store (``oracle.outer_store``) until their window plus grace closes, then emitted by the next in-order
   record before its own results. A record whose window already ended (``ts + joinAfter < streamTime``)
-  is emitted at once: that test ignores grace.
+  is emitted at once: that test ignores grace. With an emit interval (``Settings.emit_interval_ms``) a pass
+  runs only once the records' wall clock has moved on far enough (spec PR-1 to PR-3).
 
 Window stores, retention and expiry per store kind live in ``oracle.window_store`` (spec SS-6, SS-7, SS-8,
 SS-9).
@@ -97,7 +98,7 @@ class StreamStreamJoin:
             outer=right_outer,
         )
         self._buffer = (
-            OuterJoinBuffer(window, behaviour)
+            OuterJoinBuffer(window, behaviour, spec.settings.emit_interval_ms)
             if left_outer and _is_time_difference_window(window) and behaviour.has_spurious_free_outer_joins
             else None
         )
@@ -118,10 +119,12 @@ class StreamStreamJoin:
         ``joiner(v, null)`` at once or holds it (spec SS-13, SS-20)."""
         processor = self._left if record.side == "left" else self._right
         key, value, ts = record.key, record.value, record.ts
+        buffer = self._buffer
+        if buffer is not None and record.wall_clock is not None:
+            buffer.wall_clock = record.wall_clock  # the emit throttle's clock (spec PR-1)
         if key is None or (value is None and not self._null_values_joined):
             return self._null_record(processor, key, value, ts, index)
         outputs: list[Output] = []
-        buffer = self._buffer
         if buffer is not None and ts >= buffer.stream_time:
             # Steps 1 and 3: stream time follows the record, and an in-order record (ts == streamTime) runs
             # the emission pass before its own results.

@@ -4,7 +4,8 @@ A scenario *reaches* a flag when the oracle with only that flag flipped says som
 outputs, or a refusal where the era answers): so a candidate that got that one rule of its era wrong (a port
 that keeps three RocksDB segments, or applies 3.0's legacy grace on 2.8) fails on it. A set of scenarios
 reaches an era when it reaches every flag in force there (``oracle.behaviour.flags_in_force``: not a
-capability the era lacks, not a flag its other flags leave unread). ``kjoin fuzz``'s profiles are sized
+capability the era lacks, not a flag its other flags leave unread, not a flag only production settings make
+decisive unless a scenario has them). ``kjoin fuzz``'s profiles are sized
 so that the ``ci`` profile reaches every claimed era (``tests/test_flag_reach.py``); ``nox -s reach``
 prints the whole table, catalogue beside generation.
 """
@@ -19,7 +20,7 @@ from kjoin.conformance.catalogue import Case
 from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for, flags_for, flags_in_force
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
-from kjoin.oracle.records import Output
+from kjoin.oracle.records import Output, Settings
 
 __all__ = ["FlagReach", "decisive_flags", "flag_reach", "flipped"]
 
@@ -74,14 +75,25 @@ def flag_reach(version: str, cases: Sequence[Case], *, intended: bool = False) -
         raise ValueError(f"kafka: {error}") from error
     mine = [case for case in cases if case.intended == intended and _era_of(case.kafka) == behaviour.era]
     joins = sorted({case.join for case in mine})
-    in_force = tuple(dict.fromkeys(name for join in joins for name in flags_in_force(join, behaviour)))
+    production = any(_has_production_settings(case) for case in mine)
+    in_force = tuple(
+        dict.fromkeys(
+            name for join in joins for name in flags_in_force(join, behaviour, production=production)
+        )
+    )
     witnesses: dict[str, str] = {}
     for case in mine:
-        wanted = [name for name in flags_in_force(case.join, behaviour) if name not in witnesses]
+        case_in_force = flags_in_force(case.join, behaviour, production=_has_production_settings(case))
+        wanted = [name for name in case_in_force if name not in witnesses]
         if wanted:
             for name in decisive_flags(case, wanted):
                 witnesses[name] = case.id
     return FlagReach(version, behaviour.era, in_force, witnesses, len(mine))
+
+
+def _has_production_settings(case: Case) -> bool:
+    """Whether ``case`` runs under production settings (flags only they make decisive are then in force)."""
+    return case.spec.settings != Settings()
 
 
 def _era_of(version: str) -> str | None:

@@ -47,6 +47,7 @@ Feature = Literal[
     "right-update",
     "duplicate-results",
     "fk-hash-check",
+    "emit-throttle",
 ]
 FEATURES: Mapping[Feature, str] = MappingProxyType(
     {
@@ -74,6 +75,7 @@ FEATURES: Mapping[Feature, str] = MappingProxyType(
         "right-update": "right-side updates fanning out to subscribed left rows (foreign-key join)",
         "duplicate-results": "Kafka emits the same result or tombstone twice (e.g. KAFKA-16394)",
         "fk-hash-check": "a foreign-key response is dropped when the left row changed since (KIP-213 hash)",
+        "emit-throttle": "the wall-clock emit throttle of spurious-free stream-stream joins (spec PR-2)",
     }
 )
 """The closed feature vocabulary: a scenario's ``features`` must come from here."""

@@ -77,6 +77,7 @@ svg .axis {{ stroke: #8c959f; stroke-width: 1; }} svg .grid {{ stroke: #eaeef2; 
 svg .lane {{ fill: #f6f8fa; }} svg .lane-label {{ fill: #57606a; }}
 svg .window {{ fill: #ddf4ff; stroke: #54aeff; stroke-width: .5; }}
 svg .grace {{ fill: #fff8c5; stroke: #d4a72c; stroke-width: .5; }}
+svg .clipped {{ fill: none; stroke: #54aeff; stroke-width: 2; }}
 svg .rec-left {{ fill: #0969da; }} svg .rec-right {{ fill: #8250df; }}
 svg .rec-null {{ fill: #fff; stroke: #57606a; stroke-width: 1.5; }}
 svg .first {{ fill: none; stroke: #cf222e; stroke-width: 2.5; }}

@@ -66,12 +66,12 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
     times = [int(r["ts"]) for r in records] + [int(o["ts"]) for o, _ in outputs]
     stream_times = [int(t) for t in (case.get("timeline") or {}).get("stream_time") or [] if t is not None]
     grace_ms = int(grace) if spurious_free and grace is not None else 0
-    low = min(times) - before
-    high = max(times + stream_times) + after + grace_ms
+    low, high = _visible_range(times + stream_times, before, after + grace_ms)
     span = max(high - low, 1)
 
     def x(ts: float) -> float:
-        return float(round(_LEFT + (ts - low) * (_WIDTH - _LEFT - _RIGHT) / span, 1))
+        clipped = min(max(ts, low), high)
+        return float(round(_LEFT + (clipped - low) * (_WIDTH - _LEFT - _RIGHT) / span, 1))
 
     lanes: list[tuple[str, str, object]] = []  # (label, kind, key)
     for side in ("left", "right"):
@@ -97,7 +97,7 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
         )
         parts.append(f'<text class="lane-label" x="4" y="{y + 4}">{text(label)}</text>')
     if join == "stream-stream":
-        parts += _windows(records, row_of, x, before, after, grace_ms)
+        parts += _windows(records, row_of, x, (before, after, grace_ms), (low, high))
     else:
         parts += _versions(records, row_of, x, high)
     positions: dict[int, tuple[float, float]] = {}
@@ -120,6 +120,17 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
         )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _visible_range(times: Sequence[int], before: int, after: int) -> tuple[int, int]:
+    """The event-time range drawn: the records, outputs and stream times, widened towards the windows'
+    and graces' ends by at most half their own span on each side (at least 2 ms), so the records always
+    take at least half the width; a window reaching further is clipped at the edge (drawn open-ended)."""
+    data_low, data_high = min(times), max(times)
+    margin = max((data_high - data_low) // 2, 2)
+    low = max(data_low - before, data_low - margin) if before else data_low - 1
+    high = min(data_high + after, data_high + margin) if after else data_high + 1
+    return low, high
 
 
 def _title(case: Case) -> str:
@@ -151,10 +162,11 @@ def _windows(
     records: Sequence[Case],
     row_of: Mapping[tuple[str, object], float],
     x: Any,
-    before: int,
-    after: int,
-    grace: int,
+    window_ms: tuple[int, int, int],
+    drawn: tuple[int, int],
 ) -> list[str]:
+    """Each left record's window (before, after) and grace; ends outside the ``drawn`` range are clipped."""
+    before, after, grace = window_ms
     parts = []
     for record in records:
         if record.get("side") != "left" or record.get("value") is None:
@@ -166,14 +178,33 @@ def _windows(
             f'<rect class="window" x="{x0}" y="{y - 6}" width="{max(x1 - x0, 1)}" height="12">'
             f"<title>{text(window)}</title></rect>"
         )
+        end = ts + after + grace
         if grace:
-            x2 = x(ts + after + grace)
-            note = f"grace until {ts + after + grace}: held until stream time passes it"
+            x2 = x(end)
+            note = f"grace until {end}: held until stream time passes it"
             parts.append(
                 f'<rect class="grace" x="{x1}" y="{y - 6}" width="{max(x2 - x1, 1)}" height="12">'
                 f"<title>{text(note)}</title></rect>"
             )
+        parts += _clip_marks(drawn, ts - before, end, y, window)
     return parts
+
+
+def _clip_marks(drawn: tuple[int, int], start: int, end: int, y: float, label: str) -> list[str]:
+    """An open end (a chevron at the picture's edge) where a window or grace reaches past the drawn range."""
+    marks = []
+    left_edge, right_edge = float(_LEFT), float(_WIDTH - _RIGHT)
+    if start < drawn[0]:
+        marks.append(
+            f'<path class="clipped" d="M{left_edge + 6},{y - 6}L{left_edge},{y}L{left_edge + 6},{y + 6}">'
+            f"<title>{text(f'{label}: starts at {start}, left of the picture')}</title></path>"
+        )
+    if end > drawn[1]:
+        marks.append(
+            f'<path class="clipped" d="M{right_edge - 6},{y - 6}L{right_edge},{y}L{right_edge - 6},{y + 6}">'
+            f"<title>{text(f'{label}: ends at {end}, right of the picture')}</title></path>"
+        )
+    return marks
 
 
 def _versions(

@@ -35,9 +35,10 @@ def _differs(entry: Entry) -> bool:
     return any(v.get("status") == "differs" for v in entry.get("variants") or [])
 
 
-def _entry_rank(entry: Entry) -> tuple[int, str]:
+def _entry_rank(entry: Entry) -> int:
+    """Differing scenarios first; within a status, the document's order (documented tables first)."""
     ranks = [_STATUS_RANK.get(str(v.get("status")), 3) for v in entry.get("variants") or []]
-    return (min(ranks, default=3), str(entry.get("scenario")))
+    return min(ranks, default=3)
 
 
 def render_diff_index(diff: Diff, *, banner: str = "") -> str:
@@ -55,7 +56,12 @@ def render_diff_index(diff: Diff, *, banner: str = "") -> str:
         f"{text(counts.get('same', 0))} the same, "
         f"{text(counts.get('not-applicable', 0))} not applicable.</p>",
     ]
-    if flags:
+    notes = [n for n in diff.get("flag_notes") or [] if isinstance(n, Mapping)]
+    if notes:
+        items = "".join(_flag_item(note) for note in notes)
+        body.append(f"<h2>Behaviour flags that change</h2><ul>{items}</ul>")
+        body.append(f'<p class="muted">Every flag and its evidence: {text(notes[0].get("see"))}.</p>')
+    elif flags:  # a document written before flag notes
         body.append(
             "<h2>Behaviour flags that change</h2><ul>"
             + "".join(f"<li><code>{text(flag)}</code></li>" for flag in flags)
@@ -94,6 +100,26 @@ def render_diff_index(diff: Diff, *, banner: str = "") -> str:
         + "\n</tbody></table>"
     )
     return page(f"{title} \u2014 kjoin", "\n".join(body), script=True, banner=banner)
+
+
+def _on_off(value: object) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
+def _flag_item(note: Mapping[str, Any]) -> str:
+    """One changed flag: its name, its value in each version, its sentence, links to the tickets and KIPs."""
+    change = f"{_on_off(note.get('older'))} \u2192 {_on_off(note.get('newer'))}"
+    links = [
+        element("a", text(link.get("label")), {"href": str(link.get("url"))})
+        for link in note.get("links") or []
+        if isinstance(link, Mapping) and str(link.get("url")).startswith("https://")  # never a script URL
+    ]
+    rules = ", ".join(str(rule) for rule in note.get("rules") or [])
+    evidence = (" Evidence: " + ", ".join(links) + ".") if links else ""
+    evidence += f" Spec rules: {text(rules)}." if rules else ""
+    return (
+        f"<li><code>{text(note.get('flag'))}</code> ({text(change)}): {text(note.get('text'))}{evidence}</li>"
+    )
 
 
 def _as_case(entry: Entry, variant: Mapping[str, Any], older: str, newer: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.cli import main
-from kjoin.conformance.harness.version_diff import version_diff
+from kjoin.conformance.harness.version_diff import provenance_rank, version_diff
 from kjoin.reports import write_version_diff
 from kjoin.reports.version_diff_page import diff_page_file, render_diff_index, render_diff_scenario_page
 from kjoin.scenarios import CATALOGUE_ROOT
@@ -102,14 +102,48 @@ def test_diff_versions_command_lists_differing_scenarios_and_writes_pages(tmp_pa
     argv = ["diff-versions", "0.10.1", "0.10.2", "--id", "ss-kip77-*", "--out", str(tmp_path)]
     code = main(argv, stdout=out, stderr=io.StringIO())
     assert code == 0
-    assert out.getvalue() == (
-        "Kafka 0.10.1 (era 0.10.1) vs 0.10.2 (era 0.10.2): 4 scenarios, 4 with different outputs\n"
-        "behaviour flags that change: null_stream_values_are_joined, left_join_is_symmetric, "
-        "has_stream_table_inner_join, table_joins_forward_every_update, null_key_fails_table_join\n"
-        "  ss-kip77-current: inner, left, outer\n  ss-kip77-inner: inner\n  ss-kip77-left: left\n"
-        f"  ss-kip77-outer: outer\npages written to {tmp_path / 'index.html'}\n"
+    lines = out.getvalue().splitlines()
+    assert (
+        lines[0] == "Kafka 0.10.1 (era 0.10.1) vs 0.10.2 (era 0.10.2): 4 scenarios, 4 with different outputs"
     )
+    changed = [line.split(" (", 1)[0] for line in lines if line.startswith("changed: ")]
+    assert changed == [
+        f"changed: {flag}"
+        for flag in (
+            "null_stream_values_are_joined",
+            "left_join_is_symmetric",
+            "has_stream_table_inner_join",
+            "table_joins_forward_every_update",
+            "null_key_fails_table_join",
+        )
+    ]
+    # each changed flag in a sentence, with its evidence, from the era table's own documentation
+    assert (
+        "changed: left_join_is_symmetric (off in 0.10.1, on in 0.10.2): KIP-77 (0.10.2, KAFKA-4001): both "
+        "sides of a left stream-stream join probe the other side." in out.getvalue()
+    )
+    assert "  (every flag and its evidence: docs/semantics/eras.md)" in lines
+    assert lines[-5:] == [
+        "  ss-kip77-current: inner, left, outer",
+        "  ss-kip77-inner: inner",
+        "  ss-kip77-left: left",
+        "  ss-kip77-outer: outer",
+        f"pages written to {tmp_path / 'index.html'}",
+    ]
+    index = (tmp_path / "index.html").read_text()
+    assert '<a href="https://issues.apache.org/jira/browse/KAFKA-4001">KAFKA-4001</a>' in index
+    assert "<code>left_join_is_symmetric</code> (off \u2192 on): KIP-77 (0.10.2, KAFKA-4001)" in index
     assert len(list((tmp_path / "s").glob("*.html"))) == 4
+
+
+def test_documented_tables_come_before_edge_cases_and_traces() -> None:
+    diff = version_diff(load_cases(kafka="3.0").cases, "3.0", "3.1", ids=["ss-*", "docs-ss-*"])
+    ranks = [provenance_rank(entry) for entry in diff["scenarios"]]
+    assert ranks == sorted(ranks) and ranks[0] == 0 and ranks[-1] == 3
+    assert diff["scenarios"][0]["about"]["reference"]["document"] == "join-semantics-wiki"
+    index = render_diff_index(diff)
+    differing = [a.split('">', 1)[1] for a in index.split('<a href="s/')[1:]]
+    assert differing[0].startswith("ss-docs-grace5<")  # the documentation's table, before generated traces
 
 
 def test_diff_versions_command_exits_2_when_no_scenario_matches(tmp_path: Path) -> None:

@@ -52,6 +52,10 @@ def add_command(commands: Any) -> None:
     command.set_defaults(handler=_diff_versions)
 
 
+def _on_off(value: object) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
 def _diff_versions(args: argparse.Namespace, streams: Streams) -> int:
     loaded = load_cases(args.scenarios)
     for error in loaded.errors:
@@ -71,8 +75,11 @@ def _diff_versions(args: argparse.Namespace, streams: Streams) -> int:
         f"Kafka {args.older} (era {diff['older_era']}) vs {args.newer} (era {diff['newer_era']}): "
         f"{counts['scenarios']} scenarios, {counts['differ']} with different outputs\n"
     )
-    if diff["changed_flags"]:
-        streams.stdout.write(f"behaviour flags that change: {', '.join(diff['changed_flags'])}\n")
+    for note in diff["flag_notes"]:
+        change = f"{_on_off(note['older'])} in {args.older}, {_on_off(note['newer'])} in {args.newer}"
+        streams.stdout.write(f"changed: {note['flag']} ({change}): {note['text']}\n")
+    if diff["flag_notes"]:
+        streams.stdout.write(f"  (every flag and its evidence: {diff['flag_notes'][0]['see']})\n")
     differing = [
         f"{s['scenario']}: " + ", ".join(v["label"] for v in s["variants"] if v["status"] == "differs")
         for s in diff["scenarios"]

@@ -15,7 +15,9 @@ from dataclasses import fields
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
+from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
 from kjoin.conformance.checker import Emitted, check
+from kjoin.conformance.flag_notes import ERAS_DOC, flag_note, jira_url, kip_url
 from kjoin.conformance.harness.results import about_json, output_json, spec_json
 from kjoin.oracle.behaviour import Behaviour, behaviour_for
 from kjoin.oracle.engine import run
@@ -65,6 +67,42 @@ def _changed_flags(before: Behaviour, after: Behaviour) -> list[str]:
     ]
 
 
+def _flag_notes(before: Behaviour, after: Behaviour) -> list[dict[str, Any]]:
+    """Each changed flag in words: its documentation, the evidence it cites, its value in each version."""
+    notes = []
+    for flag in _changed_flags(before, after):
+        note = flag_note(flag)
+        notes.append(
+            {
+                "flag": flag,
+                "older": getattr(before, flag),
+                "newer": getattr(after, flag),
+                "text": note.text,
+                "tickets": list(note.tickets),
+                "kips": list(note.kips),
+                "rules": list(note.rules),
+                "links": [{"label": t, "url": jira_url(t)} for t in note.tickets]
+                + [{"label": k, "url": kip_url(k)} for k in note.kips],
+                "see": ERAS_DOC,
+            }
+        )
+    return notes
+
+
+def provenance_rank(entry: dict[str, Any]) -> int:
+    """Documented tables first: 0 a scenario transcribing a public document's table (a KIP, Kafka's
+    documentation), 1 another hand-written scenario, 2 Kafka's own join tests, 3 captured traces and
+    generated counterexamples."""
+    source = str(entry.get("source"))
+    if "regressions" in source or "golden" in source:
+        return 3
+    if "kafka_tests" in source:
+        return 2
+    reference = (entry.get("about") or {}).get("reference") or {}
+    cited = DOCUMENTS.get(str(reference.get("document")))
+    return 0 if cited is not None and cited.tables else 1
+
+
 def version_diff(
     cases: Sequence[Case],
     older: str,
@@ -103,6 +141,11 @@ def version_diff(
         )
         if progress is not None:
             progress(done, len(chosen))
+    order = sorted(
+        range(len(scenarios)), key=lambda i: (provenance_rank(scenarios[i]), scenarios[i]["scenario"])
+    )
+    scenarios = [scenarios[i] for i in order]
+    variant_lists = [variant_lists[i] for i in order]
     per_scenario = [[variant["status"] for variant in diff] for diff in variant_lists]
     statuses = [status for found in per_scenario for status in found]
     differ = sum(1 for found in per_scenario if "differs" in found)
@@ -115,6 +158,7 @@ def version_diff(
         "older_era": old_behaviour.era,
         "newer_era": new_behaviour.era,
         "changed_flags": _changed_flags(old_behaviour, new_behaviour),
+        "flag_notes": _flag_notes(old_behaviour, new_behaviour),
         "counts": {
             "scenarios": len(scenarios),
             "differ": differ,

@@ -17,7 +17,7 @@ from typing import Any
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
 from kjoin.conformance.checker import Emitted, check
-from kjoin.conformance.flag_notes import ERAS_DOC, flag_note, jira_url, kip_url
+from kjoin.conformance.harness.flag_notes import ERAS_DOC, flag_note, jira_url, kip_url
 from kjoin.conformance.harness.results import about_json, output_json, spec_json
 from kjoin.oracle.behaviour import Behaviour, behaviour_for
 from kjoin.oracle.engine import run
@@ -103,6 +103,10 @@ def provenance_rank(entry: dict[str, Any]) -> int:
     return 0 if cited is not None and cited.tables else 1
 
 
+def _rank(entry: dict[str, Any]) -> tuple[int, str]:
+    return provenance_rank(entry), str(entry["scenario"])
+
+
 def version_diff(
     cases: Sequence[Case],
     older: str,
@@ -141,11 +145,8 @@ def version_diff(
         )
         if progress is not None:
             progress(done, len(chosen))
-    order = sorted(
-        range(len(scenarios)), key=lambda i: (provenance_rank(scenarios[i]), scenarios[i]["scenario"])
-    )
-    scenarios = [scenarios[i] for i in order]
-    variant_lists = [variant_lists[i] for i in order]
+    ranked = sorted(zip(scenarios, variant_lists, strict=True), key=lambda pair: _rank(pair[0]))
+    scenarios, variant_lists = [entry for entry, _ in ranked], [found for _, found in ranked]
     per_scenario = [[variant["status"] for variant in diff] for diff in variant_lists]
     statuses = [status for found in per_scenario for status in found]
     differ = sum(1 for found in per_scenario if "differs" in found)

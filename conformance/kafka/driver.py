@@ -2,9 +2,10 @@
 
 The driver is the small JVM program in ``conformance/kafka_driver`` (a Maven project shipped with the
 package): it pipes each portable scenario through ``TopologyTestDriver`` of one Kafka Streams release, with
-the settings of the golden traces (record caching off, the scenario's store kind, the ``(l, r)`` joiner,
-the FK extractors, the spurious-result emit interval 0). It is built on demand, once per release, with
-Maven from Maven Central into a cache folder outside the repository (``$KJOIN_CACHE``, default
+the settings of the golden traces (the scenario's store kind, the ``(l, r)`` joiner, the FK extractors) and
+the scenario's production settings (record cache, emit interval, commit interval, each off unless given)
+and records' wall clock (``conformance/kafka_driver/README.md``). It is built on demand, once per
+release, with Maven from Maven Central into a cache folder outside the repository (``$KJOIN_CACHE``, default
 ``~/.cache/kjoin``); the build is keyed by the release and a digest of the driver's sources, guarded by a
 lock so that parallel processes build once. Nothing built is committed; Kafka's code comes only as jars.
 """

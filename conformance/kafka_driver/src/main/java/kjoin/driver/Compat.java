@@ -76,6 +76,35 @@ final class Compat {
     private static final Method VERSIONED_STORE =
         method(Stores.class, "persistentVersionedKeyValueStore", String.class, Duration.class);
 
+    /**
+     * The internal config of the emit interval of left/outer stream-stream joins' held (non-joined) results,
+     * read by the join since KAFKA-10847 (3.0.0); earlier releases emit such results eagerly and have no
+     * interval.
+     */
+    static final String EMIT_INTERVAL_CONFIG = "__emit.interval.ms.kstreams.outer.join.spurious.results.fix__";
+
+    /** Whether this release reads {@link #EMIT_INTERVAL_CONFIG} (its constant exists from 3.0.0 on). */
+    static final boolean HAS_EMIT_INTERVAL = hasField("org.apache.kafka.streams.StreamsConfig$InternalConfig",
+                                                      "EMIT_INTERVAL_MS_KSTREAMS_OUTER_JOIN_SPURIOUS_RESULTS_FIX");
+
+    private static boolean hasField(final String owner, final String name) {
+        try {
+            Class.forName(owner).getField(name);
+            return true;
+        } catch (final ClassNotFoundException | NoSuchFieldException ex) {
+            return false;
+        }
+    }
+
+    /** Refuses an emit interval other than 0 where the release has none (before 3.0). */
+    static void requireEmitInterval(final long emitIntervalMs) throws Unsupported {
+        if (emitIntervalMs != 0 && !HAS_EMIT_INTERVAL) {
+            throw new Unsupported("Kafka Streams " + KAFKA_VERSION + " has no emit interval for held left/outer "
+                                  + "stream-stream results (KAFKA-10847, 3.0+); settings.emit_interval_ms must "
+                                  + "be 0");
+        }
+    }
+
     /** The legacy {@code JoinWindows.of(before)} (deprecated in 3.0). */
     static JoinWindows legacyOf(final long before) throws Unsupported {
         if (JOIN_WINDOWS_OF == null) {

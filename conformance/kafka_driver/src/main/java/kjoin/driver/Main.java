@@ -11,6 +11,8 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -188,16 +190,28 @@ public final class Main {
         }
     }
 
-    private static Properties config(final Path stateDir) {
+    /**
+     * Where the mocked wall clock starts: a fixed instant, so that runs repeat (TopologyTestDriver's default
+     * is the real time). A record's {@code wall_clock} counts from here.
+     */
+    static final Instant WALL_CLOCK_START = Instant.parse("2020-01-01T00:00:00Z");
+
+    /** The application's configuration: the scenario's settings (README.md "Production settings"). */
+    private static Properties config(final Path stateDir, final Scenario.Settings settings) {
         final Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "kjoin");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        // record caching off under both names (statestore.cache.max.bytes is 3.4+, the old name is deprecated)
-        props.put("cache.max.bytes.buffering", "0");
-        props.put("statestore.cache.max.bytes", "0");
-        // deferred left/outer stream-stream results are emitted as soon as stream time allows (3.1+)
-        props.put("__emit.interval.ms.kstreams.outer.join.spurious.results.fix__", "0");
+        // the record cache under both names: statestore.cache.max.bytes is 3.4+, the old name is deprecated
+        // there and ignored (with a warning) where it no longer exists
+        final String cacheMaxBytes = Long.toString(settings.cacheMaxBytes);
+        props.put("cache.max.bytes.buffering", cacheMaxBytes);
+        props.put("statestore.cache.max.bytes", cacheMaxBytes);
+        // passed through, though TopologyTestDriver commits after every record whatever it says
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(settings.commitIntervalMs));
+        // held left/outer stream-stream results: a pass over them at most once per interval of wall-clock
+        // time (3.0+; the test driver defaults it to 0 only from 3.8 on, so it is always set here)
+        props.put(Compat.EMIT_INTERVAL_CONFIG, Long.toString(settings.emitIntervalMs));
         props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
         return props;
@@ -206,6 +220,7 @@ public final class Main {
     /** Runs one scenario through a fresh TopologyTestDriver and returns its outputs in emission order. */
     private List<Object> run(final Scenario sc) throws Scenario.BadInput, Compat.Unsupported, RecordFailure {
         final long setupStart = System.nanoTime();
+        Compat.requireEmitInterval(sc.settings.emitIntervalMs);
         final Joins joins = new Joins(sc);
         final Topology topology = joins.build();
         final Path stateDir;
@@ -216,7 +231,7 @@ public final class Main {
         }
         TopologyTestDriver driver = null;
         try {
-            driver = new TopologyTestDriver(topology, config(stateDir));
+            driver = new TopologyTestDriver(topology, config(stateDir, sc.settings), WALL_CLOCK_START);
             final TestInputTopic<Object, String> left = driver.createInputTopic(
                 Joins.LEFT, joins.leftKeys.serde().serializer(), Serdes.String().serializer());
             final TestInputTopic<Object, String> right = driver.createInputTopic(
@@ -227,9 +242,14 @@ public final class Main {
 
             final List<TestRecord<Object, String>> emitted = new ArrayList<>();
             final long start = System.nanoTime();
+            long wallClock = 0;
             int index = 0;
             for (final Scenario.Rec r : sc.records) {
                 try {
+                    if (r.wallClock > wallClock) {
+                        driver.advanceWallClockTime(Duration.ofMillis(r.wallClock - wallClock));
+                        wallClock = r.wallClock;
+                    }
                     (r.left ? left : right).pipeInput(r.key, r.value, r.ts);
                 } catch (final RuntimeException ex) {
                     throw new RecordFailure(index, ex);

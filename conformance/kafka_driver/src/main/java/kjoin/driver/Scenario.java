@@ -21,19 +21,54 @@ final class Scenario {
         }
     }
 
-    /** One input record, piped into topic {@code left} or {@code right}. */
+    /**
+     * One input record, piped into topic {@code left} or {@code right} once the mocked wall clock reads
+     * {@code wallClock} (milliseconds since the run's start).
+     */
     static final class Rec {
         final boolean left;
         /** A String, a Long or null. */
         final Object key;
         final String value;
         final long ts;
+        /** The record's {@code wall_clock}, or the previous record's when it has none (0 for the first). */
+        final long wallClock;
+        /**
+         * The record's {@code commit}: a commit right after it. TopologyTestDriver commits after every record
+         * anyway, so the driver reads it and has nothing more to do (README.md "Production settings").
+         */
+        final boolean commit;
 
-        Rec(final boolean left, final Object key, final String value, final long ts) {
+        Rec(final boolean left, final Object key, final String value, final long ts, final long wallClock,
+            final boolean commit) {
             this.left = left;
             this.key = key;
             this.value = value;
             this.ts = ts;
+            this.wallClock = wallClock;
+            this.commit = commit;
+        }
+    }
+
+    /**
+     * The scenario's {@code settings} (docs/portable-format.md "Production settings"): each 0 when absent,
+     * which is how the driver ran before settings existed.
+     */
+    static final class Settings {
+        static final List<String> NAMES = Arrays.asList("cache_max_bytes", "commit_interval_ms",
+                                                        "emit_interval_ms");
+
+        /** {@code statestore.cache.max.bytes} (and its old name {@code cache.max.bytes.buffering}). */
+        final long cacheMaxBytes;
+        /** {@code commit.interval.ms}; TopologyTestDriver commits after every record whatever it says. */
+        final long commitIntervalMs;
+        /** The internal emit interval of left/outer stream-stream joins' held results (3.0+). */
+        final long emitIntervalMs;
+
+        Settings(final long cacheMaxBytes, final long commitIntervalMs, final long emitIntervalMs) {
+            this.cacheMaxBytes = cacheMaxBytes;
+            this.commitIntervalMs = commitIntervalMs;
+            this.emitIntervalMs = emitIntervalMs;
         }
     }
 
@@ -59,6 +94,7 @@ final class Scenario {
     final boolean versionedLeft;
     final boolean versionedRight;
     final long historyMs;
+    final Settings settings;
     final List<Rec> records;
 
     private Scenario(final Map<String, Object> obj, final String where) throws BadInput {
@@ -107,14 +143,19 @@ final class Scenario {
             historyMs = 0;
         }
 
+        settings = settings(obj.get("settings"), at + ".settings");
+
         final Object raw = obj.get("records");
         if (!(raw instanceof List)) {
             throw new BadInput(at + ".records: expected a list");
         }
         final List<Rec> recs = new ArrayList<>();
+        long wallClock = 0;
         int i = 0;
         for (final Object item : (List<?>) raw) {
-            recs.add(record(item, at + ".records[" + i + "]"));
+            final Rec rec = record(item, at + ".records[" + i + "]", wallClock);
+            recs.add(rec);
+            wallClock = rec.wallClock;
             i++;
         }
         records = Collections.unmodifiableList(recs);
@@ -138,7 +179,29 @@ final class Scenario {
         return id instanceof String || id instanceof Number || id instanceof Boolean ? id : null;
     }
 
-    private static Rec record(final Object item, final String at) throws BadInput {
+    private static Settings settings(final Object value, final String at) throws BadInput {
+        if (value == null) {
+            return new Settings(0, 0, 0);
+        }
+        final Map<String, Object> s = object(value, at);
+        for (final String name : s.keySet()) {
+            if (!Settings.NAMES.contains(name)) {
+                throw new BadInput(at + ": unknown setting '" + name + "' (known: "
+                                   + String.join(", ", Settings.NAMES) + ")");
+            }
+        }
+        return new Settings(orZero(integer(s, "cache_max_bytes", at, true)),
+                            orZero(integer(s, "commit_interval_ms", at, true)),
+                            orZero(integer(s, "emit_interval_ms", at, true)));
+    }
+
+    private static long orZero(final Long value) {
+        return value == null ? 0 : value;
+    }
+
+    /** One record; {@code previousWallClock} is the wall clock of the record before (0 for the first). */
+    private static Rec record(final Object item, final String at, final long previousWallClock)
+        throws BadInput {
         final Map<String, Object> r = object(item, at);
         final String side = choice(r, "side", Arrays.asList("left", "right"), at, null);
         if (!r.containsKey("key")) {
@@ -159,7 +222,13 @@ final class Scenario {
         if (ts == null || ts < 0) {
             throw new BadInput(at + ".ts: expected a non-negative integer (Kafka rejects negative timestamps)");
         }
-        return new Rec(side.equals("left"), key, (String) value, ts);
+        final Long wallClock = integer(r, "wall_clock", at, true);
+        if (wallClock != null && wallClock < previousWallClock) {
+            throw new BadInput(at + ".wall_clock: " + wallClock + " is before the previous record's "
+                               + previousWallClock + " (the wall clock never goes back)");
+        }
+        return new Rec(side.equals("left"), key, (String) value, ts,
+                       wallClock == null ? previousWallClock : wallClock, bool(r, "commit", at));
     }
 
     @SuppressWarnings("unchecked")

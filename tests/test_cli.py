@@ -353,9 +353,11 @@ def test_check_counts_every_block_variant_of_a_toml_scenario(tmp_path: Path) -> 
     assert "tt-cli-two-updates-7[inner-3.9]" in out and "wrong-timestamp at input #1" in out
 
 
-def test_progress_in_logs_writes_lines_for_long_work_only() -> None:
+def test_progress_in_logs_writes_lines_for_long_work_only(monkeypatch: pytest.MonkeyPatch) -> None:
     import io as _io
+    import types
 
+    from kjoin.conformance.cli import common
     from kjoin.conformance.cli.common import Progress
 
     quiet = _io.StringIO()
@@ -363,13 +365,21 @@ def test_progress_in_logs_writes_lines_for_long_work_only() -> None:
         for _ in range(3):
             progress.advance()
     assert quiet.getvalue() == ""  # work shorter than one interval leaves the log alone
+    clock = [100.0]
+    monkeypatch.setattr(common, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
     log = _io.StringIO()
-    with Progress(log, "long", 2, unit="pages", interval=0) as progress:
-        progress.update(1)
-        progress.update(3, total=4)  # the total can become known on the way
+    with Progress(log, "long", 10, unit="pages", interval=0) as progress:
+        clock[0] += 60
+        progress.update(1)  # a slow first item (a JVM starting): no rate yet
+        clock[0] += 1
+        progress.update(2, total=12)  # the total can become known on the way
+        clock[0] += 2
+        progress.update(4)  # 3 items in 3 s after the first: a basis, 1 s per item
         progress.note("2 Spark tasks running")
-    lines = log.getvalue().splitlines()
-    assert lines[0].startswith("long: 1/2 pages, 0 s elapsed, about ")
-    assert lines[1].startswith("long: 3/4 pages, 0 s elapsed, about ")
-    assert lines[2].endswith("(2 Spark tasks running)")
-    assert lines[-1] == "long: 3/4 pages, 0 s elapsed, about 0 s left"
+    assert log.getvalue().splitlines() == [
+        "long: 1/10 pages, 1 min 00 s elapsed",
+        "long: 2/12 pages, 1 min 01 s elapsed",
+        "long: 4/12 pages, 1 min 03 s elapsed, about 8 s left",
+        "long: 4/12 pages, 1 min 03 s elapsed, about 8 s left (2 Spark tasks running)",
+        "long: 4/12 pages, 1 min 03 s elapsed, about 8 s left",
+    ]

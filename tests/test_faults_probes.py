@@ -107,3 +107,61 @@ def test_kafka_validates_the_release_before_any_maven_build(monkeypatch: pytest.
     assert code == 2 and out == ""
     assert err.startswith("kjoin: kafka: --version: Kafka version '9.9' is newer than the era table knows")
     assert err.count("\n") == 1
+
+
+CORRUPT_PARQUET = (
+    "An error occurred while calling o51.load.\n"
+    ": org.apache.spark.SparkException: [FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER] Encountered error while "
+    "reading file file:/data/topics/part-0.parquet. Could not read footer. Please ensure that the file is in "
+    "either ORC or Parquet format.\n"
+    "If not, please convert it to a valid format. SQLSTATE: KD001\n"
+    "\tat org.apache.spark.sql.errors.QueryExecutionErrors$.cannotReadFooterForFileError("
+    "QueryExecutionErrors.scala:1109)\n"
+)
+"""PySpark 4.3's error for a corrupt Parquet file (a ``Py4JJavaError``'s text, stack trace shortened)."""
+
+
+def test_spark_errors_are_summarised_in_one_line_naming_the_system_cause() -> None:
+    from kjoin.conformance.harness.system_failures import one_line, system_cause
+    from kjoin.conformance.scale.data import unreadable_input
+    from support.faulty_candidates import WORKER_TIMEOUT
+
+    assert (
+        system_cause(WORKER_TIMEOUT)
+        == "a Spark Python worker did not start in time (the machine is overloaded)"
+    )
+    assert (
+        one_line(WORKER_TIMEOUT) == "org.apache.spark.SparkException: Python worker failed to connect back."
+    )
+    assert system_cause(CORRUPT_PARQUET) is None  # the user's file, not the system
+    assert unreadable_input(RuntimeError(CORRUPT_PARQUET)) == (
+        "/data/topics/part-0.parquet: cannot be read: corrupt, or not the format it is read as "
+        "(Spark: FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER)"
+    )
+    assert system_cause("ValueError: this candidate is broken on purpose") is None
+    assert one_line("the candidate called sys.exit(0)\nTraceback (most recent call last):\n  ...") == (
+        "the candidate called sys.exit(0)"
+    )
+
+
+@pytest.mark.kafka
+def test_a_corrupt_jar_is_named_with_its_path_from_what_java_and_javac_say(tmp_path: Path) -> None:
+    import subprocess
+
+    from kjoin.conformance.harness.system_failures import SystemFailure
+    from kjoin.conformance.kafka.maven import check_jars
+
+    jar = tmp_path / "repository" / "kafka-streams-3.9.1.jar"
+    jar.parent.mkdir()
+    jar.write_bytes(bytes(range(256)) * 8)
+    source = tmp_path / "Uses.java"
+    source.write_text(
+        "public class Uses { org.apache.kafka.streams.KafkaStreams streams; }\n", encoding="utf-8"
+    )
+    for command in (["java", "-jar", str(jar)], ["javac", "-d", str(tmp_path), "-cp", str(jar), str(source)]):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode != 0
+        with pytest.raises(SystemFailure) as failure:
+            check_jars(done.stdout + done.stderr)
+        assert str(failure.value).startswith(f"{jar} is corrupt ("), (command, str(failure.value))
+        assert "delete it and run again" in str(failure.value)

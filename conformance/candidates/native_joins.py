@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, Window
 from pyspark.sql import functions as F
 
+from kjoin.conformance.streaming.checkpoints import fresh_checkpoints
 from kjoin.conformance.streaming.feed import stepped_stream
 
 if TYPE_CHECKING:
@@ -61,11 +62,13 @@ def _side(stream: DataFrame, side: str, prefix: str) -> DataFrame:
 def _run_to_frame(spark: SparkSession, output: DataFrame) -> DataFrame:
     """Run a streaming query to the end of its input and return what it emitted as a batch DataFrame."""
     name = f"kjoin_native_{next(_query_names)}"
-    query = output.writeStream.format("memory").queryName(name).outputMode("append").start()
-    try:
-        query.processAllAvailable()
-    finally:
-        query.stop()
+    with fresh_checkpoints() as checkpoints:
+        writer = output.writeStream.format("memory").queryName(name).outputMode("append")
+        query = writer.option("checkpointLocation", str(checkpoints / name)).start()
+        try:
+            query.processAllAvailable()
+        finally:
+            query.stop()
     rows = spark.table(name).collect()
     spark.catalog.dropTempView(name)
     return spark.createDataFrame(rows, output.schema)

@@ -118,6 +118,9 @@ def main(
         if _is_scenario_error(error):
             streams.stderr.write(f"kjoin: {error}\n")
             return EXIT_USAGE
+        if _is_system_failure(error):  # Spark, a broker, Maven's repository: the cause in one line
+            streams.stderr.write(f"kjoin: {error}\n")
+            return EXIT_INCOMPLETE
         return _crashed(streams)
 
 
@@ -133,6 +136,15 @@ def _is_scenario_error(error: Exception) -> bool:
     from kjoin.conformance.catalogue import ScenarioError
 
     return isinstance(error, ScenarioError)
+
+
+def _is_system_failure(error: Exception) -> bool:
+    """A failure of the system the command stands on (``harness.system_failures``), not an internal error."""
+    if "kjoin.conformance.harness.system_failures" not in sys.modules:
+        return False
+    from kjoin.conformance.harness.system_failures import SystemFailure
+
+    return isinstance(error, SystemFailure)
 
 
 def _silence_stdout() -> None:

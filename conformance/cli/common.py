@@ -204,12 +204,21 @@ def version_argument(text: str) -> str:
 
 
 class Progress:
-    """Progress of one stage of long work: counts, elapsed time and an estimate of what is left.
+    """Progress of one stage of long work: counts, elapsed time and, once there is a basis for it, an
+    estimate of what is left.
 
     On a terminal it is a live bar (tqdm, on stderr); in logs (not a terminal) a plain line every
     ``interval`` seconds and one at the end of a stage that lasted that long, so CI logs show that long work
     goes on without drowning in lines about short work.
+
+    The estimate is the rate since the first item finished (what comes before it, a JVM's start, a
+    candidate's whole call, is no rate) applied to what is left, shown once ``ETA_BASIS`` items finished
+    after the first and at least ``ETA_BASIS_S`` seconds went by since: no "330 min left" after one slow
+    item followed by a burst.
     """
+
+    ETA_BASIS = 3
+    ETA_BASIS_S = 2.0
 
     def __init__(
         self, stream: TextIO, label: str, total: int, *, unit: str = "cases", interval: float = 10.0
@@ -221,6 +230,8 @@ class Progress:
         self.interval = interval
         self.done = 0
         self.started = time.monotonic()
+        self._first: tuple[float, int] | None = None
+        self._note = ""
         self._last_line = self.started
         self._lines = 0
         self._bar: Any = None
@@ -235,6 +246,7 @@ class Progress:
                 leave=True,
                 dynamic_ncols=True,
                 mininterval=0.5,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]",
             )
 
     def __enter__(self) -> Progress:
@@ -252,12 +264,15 @@ class Progress:
     def update(self, done: int, total: int | None = None) -> None:
         """``done`` items done so far (of ``total``, when the total became known or changed)."""
         step, self.done = done - self.done, done
+        if self._first is None and done > 0:
+            self._first = (time.monotonic(), done)
         if total is not None and total != self.total:
             self.total = total
             if self._bar is not None:
                 self._bar.total = total
         if self._bar is not None:
             self._bar.update(step)
+            self._bar.set_postfix_str(self._postfix(), refresh=False)
             return
         now = time.monotonic()
         if now - self._last_line >= self.interval:
@@ -266,23 +281,39 @@ class Progress:
 
     def note(self, text: str) -> None:
         """A status beside the counts (e.g. the Spark tasks of the candidate call under way)."""
+        self._note = text
         if self._bar is not None:
-            self._bar.set_postfix_str(text, refresh=True)
+            self._bar.set_postfix_str(self._postfix(), refresh=True)
             return
         now = time.monotonic()
         if now - self._last_line >= self.interval:
             self._last_line = now
-            self._line(text)
+            self._line()
 
-    def _line(self, note: str = "") -> None:
-        elapsed = time.monotonic() - self.started
-        left = ""
-        if 0 < self.done < self.total:
-            left = f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
-        extra = f" ({note})" if note else ""
-        self.stream.write(
-            f"{self.label}: {self.done}/{self.total} {self.unit}, {_duration(elapsed)} elapsed{left}{extra}\n"
+    def left(self) -> float | None:
+        """Seconds probably left, or ``None`` while there is no basis for an estimate."""
+        if self._first is None or not 0 < self.done < self.total:
+            return None
+        since, first_done = self._first
+        elapsed, finished = time.monotonic() - since, self.done - first_done
+        if finished < self.ETA_BASIS or elapsed < self.ETA_BASIS_S:
+            return None
+        return elapsed / finished * (self.total - self.done)
+
+    def _postfix(self) -> str:
+        left = self.left()
+        parts = ([] if left is None else [f"about {_duration(left)} left"]) + (
+            [self._note] if self._note else []
         )
+        return ", ".join(parts)
+
+    def _line(self) -> None:
+        elapsed = time.monotonic() - self.started
+        left = self.left()
+        shown = "" if left is None else f", about {_duration(left)} left"
+        extra = f" ({self._note})" if self._note else ""
+        counts = f"{self.done}/{self.total} {self.unit}"
+        self.stream.write(f"{self.label}: {counts}, {_duration(elapsed)} elapsed{shown}{extra}\n")
         self.stream.flush()
         self._lines += 1
 
@@ -291,6 +322,7 @@ class Progress:
             self._bar.close()
             self._bar = None
         elif self._lines or time.monotonic() - self.started >= self.interval:
+            self._note = ""
             self._line()
         self.total = self.done = 0
 

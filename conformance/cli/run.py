@@ -40,6 +40,7 @@ from kjoin.conformance.harness.interrupts import signal_point, signals_held, sto
 from kjoin.conformance.harness.outcomes import EQUIVALENCES, CaseOutcome, HarnessRun
 from kjoin.conformance.harness.results import ResultsJournal, candidate_json, case_result, run_metadata
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
+from kjoin.conformance.harness.system_failures import SystemFailure
 from kjoin.conformance.harness.text import render_outcome, render_summary
 from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate
 from kjoin.oracle.records import JOIN_KINDS
@@ -245,7 +246,7 @@ def _check_all(
                 journal.add(case_result(outcome))
     except KeyboardInterrupt:
         return "interrupted by SIGINT (Ctrl-C)"
-    except Stop as error:
+    except (Stop, SystemFailure) as error:
         return str(error)
     except Exception as error:  # the harness itself failed: keep what finished, say why, exit 3
         streams.stderr.write(traceback.format_exc())
@@ -277,23 +278,33 @@ def _write_report(document: dict[str, Any], folder: Path, streams: Streams) -> N
 
 
 def _checked(harness: HarnessRun, cases: tuple[Case, ...], streams: Streams) -> Iterator[CaseOutcome]:
-    """Every case's outcome, join kind by join kind, with progress on stderr (while the candidate's call
-    runs: its Spark tasks)."""
+    """Every case's outcome, join kind by join kind, with progress on stderr over the cases the candidate
+    runs (not-claimed and not-applicable ones are no work: they would make the estimate grow), and while
+    its call runs, its Spark tasks."""
     harness.register(cases)
     for join in JOIN_KINDS:
         batch = [case for case in cases if case.join == join]
-        if not batch:
+        work = [case for case in batch if _is_work(harness, case)]
+        for case in batch:
+            if not _is_work(harness, case):
+                yield harness.outcome(case)
+        if not work:
             continue
-        with Progress(streams.stderr, f"{join}", len(batch)) as progress:
+        with Progress(streams.stderr, f"{join}", len(work)) as progress:
 
             def waiting(call: CallProgress, progress: Progress = progress) -> None:
                 tasks = f", Spark tasks {call.tasks_done}/{call.tasks_total}" if call.tasks_total else ""
                 progress.note(f"candidate call on {call.cases} cases{tasks}, {call.seconds:.0f} s")
 
             harness.watch(waiting)
-            for case in batch:
+            for case in work:
                 yield harness.outcome(case)
                 progress.advance()
+
+
+def _is_work(harness: HarnessRun, case: Case) -> bool:
+    """Whether checking ``case`` runs the candidate: it is claimed, and that Kafka has such a join."""
+    return harness.unclaimed_because(case) is None and not isinstance(harness.expected(case), str)
 
 
 def _report(name: str, outcomes: list[CaseOutcome], harness: HarnessRun, *, show: int) -> str:

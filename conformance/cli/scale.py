@@ -163,10 +163,11 @@ def _replay(args: argparse.Namespace, streams: Streams) -> int:
 
 def _check(args: argparse.Namespace, streams: Streams, data: dict[str, Any], records: Any) -> int:
     from kjoin.conformance.harness.results import run_metadata, write_json_atomically
-    from kjoin.conformance.harness.spark_session import resolve_master, start_session
+    from kjoin.conformance.harness.spark_session import resolve_master, spark_log, start_session
+    from kjoin.conformance.harness.system_failures import SystemFailure, one_line, system_cause
     from kjoin.conformance.protocol import CandidateLoadError, load_candidate
     from kjoin.conformance.scale.check import ScaleError, check_at_scale
-    from kjoin.conformance.scale.data import DataError
+    from kjoin.conformance.scale.data import DataError, unreadable_input
 
     name = args.handler.__name__.strip("_")
     candidate: Any
@@ -196,6 +197,13 @@ def _check(args: argparse.Namespace, streams: Streams, data: dict[str, Any], rec
         )
     except (ScaleError, DataError) as error:
         raise UsageError(f"{name}: {error}") from error
+    except Exception as error:  # Spark failed outside the candidate: the input, or the system
+        unreadable, cause = unreadable_input(error), system_cause(str(error))
+        if unreadable is not None:
+            raise UsageError(f"{name}: {unreadable}") from None
+        if cause is not None:
+            raise SystemFailure(f"{name}: {cause}: {one_line(error)} (Spark's log: {spark_log()})") from None
+        raise
     streams.stdout.write(render(document))
     results = args.results or (args.report / "results.json" if args.report else None)
     if results is not None:

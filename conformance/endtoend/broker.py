@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, USER, EndToEndError, build_broker
+from kjoin.conformance.harness.system_failures import SystemFailure, one_line
 from kjoin.conformance.kafka.driver import release_of
 from kjoin.conformance.kafka.maven import require_tool
 
@@ -61,6 +62,25 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def _held_by(pid: int, port: int) -> bool | None:
+    """Whether the TCP listener on ``port`` is a socket of process ``pid`` (Linux's ``/proc``); ``None``
+    where that cannot be told."""
+    try:
+        inodes = set()
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            for line in Path(table).read_text(encoding="ascii").splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                    inodes.add(fields[9])
+        sockets = set()
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                sockets.add(os.readlink(fd).removeprefix("socket:[").removesuffix("]"))
+    except (OSError, IndexError, ValueError):
+        return None
+    return bool(inodes & sockets)
 
 
 def _listening(port: int) -> bool:
@@ -129,18 +149,50 @@ class KafkaBroker:
             stdin=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + self.start_timeout
-        while not _listening(self.port):
+        while not self._serving():
             if self._process.poll() is not None:
-                raise EndToEndError(
+                raise SystemFailure(
                     f"the Kafka {self.release} broker exited with {self._process.returncode} while "
-                    f"starting:\n{self.log_tail()}"
+                    f"starting: {self._log_error()}"
                 )
             if time.monotonic() > deadline:
-                raise EndToEndError(
+                raise SystemFailure(
                     f"the Kafka {self.release} broker did not accept connections on {self.bootstrap} within "
-                    f"{self.start_timeout:.0f} s:\n{self.log_tail()}"
+                    f"{self.start_timeout:.0f} s: {self._log_error()}"
                 )
             time.sleep(0.5)
+
+    def _serving(self) -> bool:
+        """Whether the broker accepts connections on its port; ``SystemFailure`` if another program does
+        (the port was taken between choosing it and the broker binding it)."""
+        if not _listening(self.port):
+            return False
+        assert self._process is not None
+        held = _held_by(self._process.pid, self.port)
+        if held is False:
+            raise SystemFailure(
+                f"port {self.port}, chosen for the Kafka {self.release} broker, was taken by another program"
+            )
+        return True
+
+    def alive(self) -> bool:
+        """Whether the broker process still runs."""
+        return self._process is not None and self._process.poll() is None
+
+    def check_alive(self) -> None:
+        """``SystemFailure`` (not retried: a dead broker stays dead) if the broker process has stopped."""
+        if self._process is not None and self._process.poll() is not None:
+            raise SystemFailure(
+                f"the Kafka {self.release} broker on {self.bootstrap} stopped (exit code "
+                f"{self._process.returncode}) during the run",
+                retry=False,
+            )
+
+    def _log_error(self) -> str:
+        """The broker log's last error, in one line (its Java stack traces stay in the log)."""
+        lines = self.log_tail(200).splitlines()
+        errors = [line for line in lines if " ERROR " in line or "Exception" in line]
+        return one_line((errors or lines or ["(no broker log)"])[-1])
 
     def log_tail(self, lines: int = 30) -> str:
         """The end of the broker's log (for error messages)."""

@@ -17,6 +17,7 @@ from kjoin.conformance.kafka.maven import (
     MavenError,
     build_lock,
     cache_root,
+    check_jars,
     maven_package,
     output_tail,
     sources_digest,
@@ -65,6 +66,7 @@ def build_broker(version: str = DEFAULT_BROKER) -> Path:
                 BROKER_SOURCES / "pom.xml", {"kafka.version": release, "kjoin.out": str(folder)}, user=USER
             )
             if done.returncode != 0 or not jar.exists():
+                check_jars(done.stdout + done.stderr)
                 raise EndToEndError(
                     f"building the Kafka {release} broker failed (is {release} a release on Maven Central, "
                     f"and is Maven Central reachable?):\n{output_tail(done)}"
@@ -118,6 +120,7 @@ def _resolve_connector(pom: Path, folder: Path, pyspark: str) -> None:
             version = found[0].name.removeprefix("spark-sql-kafka-0-10_2.13-").removesuffix(".jar")
             (folder / "connector.version").write_text(version + "\n", encoding="utf-8")
             return
+        check_jars(done.stdout + done.stderr)
         failures.append(f"spark-sql-kafka-0-10_2.13 {wanted}:\n{output_tail(done)}")
     raise EndToEndError(
         f"no Spark Kafka connector for PySpark {pyspark} resolved from Maven Central:\n" + "\n".join(failures)

@@ -70,11 +70,21 @@ class ThroughKafka:
 
     def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
         """Produce the inputs to topics, run the job, read its output topic back."""
-        from kjoin.conformance.streaming.feed import STEP_COLUMNS
-
         broker = self.broker
         if broker is None:
             raise EndToEndError("no broker started for this run through Kafka")
+        broker.check_alive()
+        try:
+            return self._run(spark, broker, inputs, specs)
+        except Exception:
+            broker.check_alive()  # a broker that died meanwhile is the cause, not the candidate
+            raise
+
+    def _run(
+        self, spark: SparkSession, broker: KafkaBroker, inputs: DataFrame, specs: DataFrame
+    ) -> DataFrame:
+        from kjoin.conformance.streaming.feed import STEP_COLUMNS
+
         spec_rows = specs.collect()
         rows = [tuple(row) for row in inputs.select(*STEP_COLUMNS).collect()]
         if isinstance(self.inner, StreamingCandidate):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Emitted
+from kjoin.conformance.harness.system_failures import SystemFailure
 from kjoin.conformance.protocol import INPUT_SCHEMA, OUTPUT_SCHEMA, SPEC_SCHEMA, Candidate
 from kjoin.oracle.records import Key, Output
 
@@ -167,7 +168,7 @@ def run_batch(spark: SparkSession, candidate: Candidate, cases: Sequence[Case]) 
         output, has_idx = validated_output(candidate.run(spark, inputs, specs))
         rows = [_Row(*row) for row in output.collect()]
     except BaseException as error:  # the candidate boundary: sys.exit() and Ctrl-C inside it included
-        if isinstance(error, KeyboardInterrupt | Stop):
+        if isinstance(error, KeyboardInterrupt | Stop | SystemFailure):
             raise
         name = type(error).__name__
         message = (

@@ -10,7 +10,10 @@ A candidate is code that may be broken. Each call:
 * catches whatever the candidate raises, ``SystemExit`` included; when the whole call fails, the batch is
   bisected (halves re-run) until the failure is pinned on the scenarios that cause it, so one bad scenario
   does not fail its whole join kind;
-* gets a live SparkSession: one the candidate stopped (``spark.stop()``) is replaced by a new one.
+* gets a live SparkSession: one the candidate stopped (``spark.stop()``) is replaced by a new one;
+* is retried, never bisected, when it failed for a system cause (``harness.system_failures``: a Spark
+  Python worker that could not connect back, a dead broker, ...); a system failure that persists stops
+  the run with ``SystemFailure`` (exit 3, one line naming the cause and Spark's log).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.harness.batching import Answer, CallFailed, run_batch
+from kjoin.conformance.harness.system_failures import RETRY_DELAYS_S, SystemFailure, one_line, system_cause
 from kjoin.conformance.protocol import Candidate
 
 if TYPE_CHECKING:
@@ -81,6 +85,8 @@ class CallRecord:
     stderr: str = ""
     seconds: float = 0.0
     jobs: int | None = None
+    system: str | None = None
+    """The system cause of a failed call (``harness.system_failures``), ``None`` if it is the candidate's."""
 
     def to_json(self) -> dict[str, Any]:
         """The results document's ``calls`` entry (no wall time: results stay reproducible)."""
@@ -164,7 +170,7 @@ class Caller:
         found: dict[str, Answer] = {}
         if not cases:
             return found
-        record, answers = self._call(join, list(cases))
+        record, answers = self._call_retrying(join, list(cases))
         if answers is not None:
             return answers
         self._isolate(join, list(cases), record, found)
@@ -186,7 +192,7 @@ class Caller:
             results = []
             for half in halves:
                 calls += 1
-                results.append(self._call(join, half))
+                results.append(self._call_retrying(join, half))
             failures = [result for result, answers in results if answers is None]
             if len(failures) == 2 and all(f.message == record.message for f in failures):
                 found.update(dict.fromkeys((case.id for case in batch), CandidateFailure(record.message)))
@@ -196,6 +202,27 @@ class Caller:
                     found.update(answers)
                 else:
                     pending.append((half, result))
+
+    def _call_retrying(self, join: str, cases: list[Case]) -> tuple[CallRecord, dict[str, Answer] | None]:
+        """A call, repeated after ``RETRY_DELAYS_S`` while it fails for a system cause; ``SystemFailure``
+        if it still does (the candidate is not blamed, the batch not bisected)."""
+        from kjoin.conformance.harness.spark_session import spark_log
+
+        record, answers = self._call(join, cases)
+        for delay in (*RETRY_DELAYS_S, None):
+            cause = None if answers is not None else record.system
+            if cause is None:
+                return record, answers
+            if delay is None:
+                detail = one_line(record.message)
+                shown = cause if detail == cause else f"{cause}: {detail}"
+                raise SystemFailure(
+                    f"{shown} (the {join} call failed {len(RETRY_DELAYS_S) + 1} times; Spark's log: "
+                    f"{spark_log()})"
+                )
+            time.sleep(delay)
+            record, answers = self._call(join, cases)
+        return record, answers
 
     def _call(self, join: str, cases: list[Case]) -> tuple[CallRecord, dict[str, Answer] | None]:
         from kjoin.conformance.harness.spark_session import jobs_started
@@ -215,6 +242,8 @@ class Caller:
                 outcome["answers"] = run_batch(spark, self.candidate, cases)
             except CallFailed as failed:
                 outcome["failure"] = failed.failure
+            except SystemFailure as failed:  # the system, not the candidate (e.g. the broker died)
+                outcome["failure"], outcome["system"] = CandidateFailure(str(failed)), failed
             except BaseException as error:  # KeyboardInterrupt or Stop raised inside the worker thread
                 outcome["failure"] = CandidateFailure(
                     f"{type(error).__name__}: {error}", traceback.format_exc()
@@ -248,10 +277,14 @@ class Caller:
             failure = CandidateFailure("the call ended without answers or an error (its thread died)")
         if failure is not None:
             message = failure.message + (f"\n{failure.traceback}" if failure.traceback else "")
+            raised: SystemFailure | None = outcome.get("system")
+            system = str(raised) if raised is not None else system_cause(message)
             record = CallRecord(
-                join, len(cases), "error", message.strip(), out.text(), err.text(), seconds, jobs
+                join, len(cases), "error", message.strip(), out.text(), err.text(), seconds, jobs, system
             )
             self._keep(record)
+            if raised is not None and not raised.retry:
+                raise raised
             return record, None
         record = CallRecord(join, len(cases), "ok", "", out.text(), err.text(), seconds, jobs)
         self._keep(record)

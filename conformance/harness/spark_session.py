@@ -3,7 +3,8 @@
 Only a run that uses a candidate starts Spark; the oracle and its tests never do. The master is
 ``local[*]`` unless ``--spark-master`` or ``KJOIN_SPARK_MASTER`` says otherwise. Python workers run
 ``sys.executable`` (``PYSPARK_PYTHON`` and ``spark.pyspark.python``), so a candidate's code and the harness
-always see the same packages. Spark's own logging is set to errors only, from JVM start.
+always see the same packages. Spark's own log (errors only, from JVM start) goes to a file, ``spark_log()``:
+Java stack traces never reach the terminal; messages that need them name the file.
 """
 
 from __future__ import annotations
@@ -21,20 +22,30 @@ from kjoin.conformance.harness.interrupts import signal_point, signals_held
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["DEFAULT_MASTER", "MASTER_ENV", "jobs_started", "resolve_master", "start_session"]
+__all__ = ["DEFAULT_MASTER", "MASTER_ENV", "jobs_started", "resolve_master", "spark_log", "start_session"]
 
 DEFAULT_MASTER = "local[*]"
 MASTER_ENV = "KJOIN_SPARK_MASTER"
 
 _LOG4J2 = """\
 rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n
+rootLogger.appenderRef.file.ref = file
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = ${sys:kjoin.spark.log}
+appender.file.append = true
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n
+# the shell's logger at the root's level: no "Setting default log level" banner on the terminal
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = error
 """
+"""Spark's log4j2 configuration: errors only, into ``spark_log()``, never on the terminal."""
+
+
+def spark_log() -> Path:
+    """The file this process's Spark writes its log (Java stack traces included) to."""
+    return Path(tempfile.gettempdir()) / f"kjoin-spark-{os.getpid()}.log"
 
 
 def resolve_master(explicit: str | None = None) -> str:
@@ -70,7 +81,10 @@ def start_session(
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.ui.retainedJobs", "100000")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_log_config()}")
+        .config(
+            "spark.driver.extraJavaOptions",
+            f"-Dlog4j2.configurationFile=file:{_log_config()} -Dkjoin.spark.log={spark_log()}",
+        )
         # sized for a busy 2-core machine: a Python worker may take long to connect back and authenticate
         .config("spark.python.authenticate.socketTimeout", "120s")
         .config("spark.network.timeout", "600s")

@@ -13,6 +13,7 @@ from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Divergence, Emitted
 from kjoin.conformance.harness.explain import explain
 from kjoin.conformance.harness.outcomes import OUTCOME_STATUSES, CaseOutcome
+from kjoin.conformance.harness.system_failures import one_line
 from kjoin.conformance.notation import show_key, show_operand, show_output, show_record
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JOIN_KINDS
@@ -132,8 +133,8 @@ def render_outcome(outcome: CaseOutcome, *, limit: int = 20) -> str:
     first = verdict.first
     if first is None:
         return "\n".join([*lines, f"agrees with Kafka (compared as {verdict.mode})"])
-    if first.kind == "candidate-error":
-        return "\n".join([*lines, "candidate error:", first.detail])
+    if first.kind == "candidate-error":  # one line: its traceback (Java's too) is in the results file
+        return "\n".join([*lines, f"candidate error: {one_line(first.detail)}"])
     counts = Counter(d.kind for d in verdict.divergences)
     summary = ", ".join(f"{n} {kind}" for kind, n in counts.items())
     lines.append(f"differs from Kafka (compared as {verdict.mode}): {summary}")

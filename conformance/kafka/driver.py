@@ -27,6 +27,7 @@ from kjoin.conformance.kafka.maven import (
     MavenError,
     build_lock,
     cache_root,
+    check_jars,
     maven_package,
     output_tail,
     require_tool,
@@ -107,6 +108,7 @@ def build_driver(version: str, *, quiet: bool = True) -> Path:
             DRIVER_SOURCES / "pom.xml", properties, user="the Kafka Streams driver", quiet=quiet
         )
         if done.returncode != 0 or not jar.exists():
+            check_jars(done.stdout + done.stderr)
             raise DriverError(
                 f"building the Kafka Streams {release} driver failed (is {release} a release on Maven "
                 f"Central, and is Maven Central reachable?):\n{output_tail(done)}"
@@ -204,6 +206,7 @@ class KafkaDriver:
                 self.timing_report = json.loads(line.removeprefix("kjoin-timing "))
         if process.returncode != 0:
             shown = "".join(line for line in errors if not line.startswith("kjoin-timing "))[-2000:]
+            check_jars(shown)
             raise DriverError(
                 f"the Kafka Streams {self.release} driver exited with {process.returncode}:\n{shown}"
             )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping
@@ -23,6 +24,8 @@ __all__ = [
     "MavenError",
     "build_lock",
     "cache_root",
+    "check_jars",
+    "corrupt_jar",
     "maven_package",
     "output_tail",
     "require_tool",
@@ -83,6 +86,40 @@ def maven_package(
     return subprocess.run(
         [*command, "package"], capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, env=env, check=False
     )
+
+
+_CORRUPT = re.compile(
+    r"zip END header not found|invalid LOC header|invalid CEN header|zip file is empty|"
+    r"Invalid or corrupt jarfile|error in opening zip file|Unexpected end of ZLIB input stream|ZipException"
+)
+_JAR = re.compile(r"((?:/|\.{0,2}/)?[^\s;:'\"\[\]()]*\.jar)\b")
+
+
+def corrupt_jar(output: str) -> str | None:
+    """The jar that a JVM tool's ``output`` (Maven, javac, java) says is corrupt, as a one-line cause with
+    what to do, or ``None``."""
+    lines = output.splitlines()
+    for number, line in enumerate(lines):
+        reason = _CORRUPT.search(line)
+        if reason is None:
+            continue
+        near = [line, *lines[max(0, number - 2) : number], *lines[number + 1 : number + 3]]
+        jars = [match.group(1) for text in near for match in _JAR.finditer(text)]
+        where = jars[0] if jars else "a jar"
+        local = " in the local Maven repository" if "/.m2/" in where else ""
+        fix = "delete it and run again (Maven downloads it again)"
+        return f"{where}{local} is corrupt ({reason.group()}): {fix}"
+    return None
+
+
+def check_jars(output: str) -> None:
+    """Raise ``SystemFailure`` naming a corrupt jar that ``output`` shows (exit 3: the machine's, not the
+    user's input and not the release's)."""
+    problem = corrupt_jar(output)
+    if problem is not None:
+        from kjoin.conformance.harness.system_failures import SystemFailure
+
+        raise SystemFailure(problem)
 
 
 def output_tail(done: subprocess.CompletedProcess[str], lines: int = 15) -> str:

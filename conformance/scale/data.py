@@ -9,10 +9,13 @@ the user names the left and the right topic.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from kjoin.conformance.harness.system_failures import one_line
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -24,6 +27,7 @@ __all__ = [
     "Generated",
     "generate",
     "read_snapshot",
+    "unreadable_input",
     "write_snapshot",
 ]
 
@@ -38,6 +42,26 @@ cluster's parallelism."""
 
 class DataError(ValueError):
     """The input cannot be read or lacks what the check needs; the message names the file and column."""
+
+
+_UNREADABLE = re.compile(
+    r"FAILED_READ_FILE|CANNOT_READ_FILE_FOOTER|Could not read footer|is not a Parquet file|"
+    r"MALFORMED_RECORD_IN_PARSING|Malformed records are detected"
+)
+_CONDITION = re.compile(r"\[([A-Z][A-Z_.]+)\]")
+_FILE = re.compile(r"(?:reading file|file) (file:\S+?|/\S+?)\.?(?:\s|$)")
+
+
+def unreadable_input(error: BaseException) -> str | None:
+    """Why Spark could not read an input file (corrupt, not of its format), naming the file, in one line;
+    ``None`` when ``error`` is not about an input file."""
+    text = str(error)
+    if not _UNREADABLE.search(text):
+        return None
+    found, condition = _FILE.search(text), _CONDITION.search(text)
+    where = found.group(1).removeprefix("file:") if found else "an input file"
+    why = condition.group(1) if condition else one_line(error)
+    return f"{where}: cannot be read: corrupt, or not the format it is read as (Spark: {why})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +154,12 @@ def read_snapshot(
     try:
         frame = reader.format(kind).load([str(path) for path in paths])
     except AnalysisException as error:
-        raise DataError(f"{paths[0]}: cannot read as {kind}: {error}") from error
+        raise DataError(f"{paths[0]}: cannot read as {kind}: {one_line(error)}") from None
+    except Exception as error:  # a corrupt file: Spark's Java error, in one line naming the file
+        problem = unreadable_input(error)
+        if problem is None:
+            raise
+        raise DataError(problem) from None
     absent = [column for column in KAFKA_COLUMNS if column not in frame.columns]
     if absent:
         raise DataError(

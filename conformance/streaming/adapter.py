@@ -42,9 +42,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from kjoin.conformance.protocol import Claim, DeclaredDifference
+from kjoin.conformance.streaming.checkpoints import fresh_checkpoints
 from kjoin.conformance.streaming.feed import STEP_COLUMNS, STEP_SCHEMA, stepped_stream_of_rows
 
 if TYPE_CHECKING:
@@ -134,18 +136,19 @@ class StreamingCandidate:
             records.setdefault(row.scenario_id, []).append((*row, *numbers[row.scenario_id]))
         queries: list[tuple[StreamingQuery, str, bool]] = []
         answer: list[tuple[Any, ...]] = []
-        try:
-            for spec, scenario_ids in query_groups(spec_rows, self.isolation):
-                rows = [record for scenario_id in scenario_ids for record in records.get(scenario_id, ())]
-                queries.append(self._start_query(spark, spec, rows))
-            for query, _, _ in queries:
-                query.processAllAvailable()
-            for _, name, _ in queries:
-                answer.extend(tuple(row) for row in spark.table(name).collect())
-        finally:
-            for query, name, _ in queries:
-                query.stop()
-                spark.catalog.dropTempView(name)
+        with fresh_checkpoints() as checkpoints:
+            try:
+                for spec, scenario_ids in query_groups(spec_rows, self.isolation):
+                    rows = [record for scenario_id in scenario_ids for record in records.get(scenario_id, ())]
+                    queries.append(self._start_query(spark, spec, rows, checkpoints))
+                for query, _, _ in queries:
+                    query.processAllAvailable()
+                for _, name, _ in queries:
+                    answer.extend(tuple(row) for row in spark.table(name).collect())
+            finally:
+                for query, name, _ in queries:
+                    query.stop()
+                    spark.catalog.dropTempView(name)
         with_idx = any(has_idx for _, _, has_idx in queries)
         schema = StructType(
             [
@@ -160,7 +163,7 @@ class StreamingCandidate:
         return spark.createDataFrame([row[:width] for row in answer], schema)
 
     def _start_query(
-        self, spark: SparkSession, spec: JoinSpec, rows: Sequence[tuple[Any, ...]]
+        self, spark: SparkSession, spec: JoinSpec, rows: Sequence[tuple[Any, ...]], checkpoints: Path
     ) -> tuple[StreamingQuery, str, bool]:
         """Start the job over ``rows`` (one configuration) into a memory sink: (query, sink name, has idx)."""
         from pyspark.sql import functions as F
@@ -185,6 +188,7 @@ class StreamingCandidate:
         )
         name = f"kjoin_streaming_{next(_query_names)}"
         writer = selected.writeStream.format("memory").queryName(name).outputMode(self.output_mode)
+        writer = writer.option("checkpointLocation", str(checkpoints / name))  # never the user's folder
         return writer.start(), name, has_idx
 
 

@@ -176,3 +176,42 @@ def _slow(candidate: Faulty, spark: SparkSession, inputs: DataFrame, specs: Data
 
 
 _BREAK["slow"] = _slow
+
+
+WORKER_TIMEOUT = (
+    "An error occurred while calling o117.collectToPython.\n"
+    ": org.apache.spark.SparkException: Job aborted due to stage failure: "
+    "Task 0 in stage 3.0 failed 1 times, most recent failure: "
+    "Lost task 0.0 in stage 3.0 (TID 3) (localhost executor driver): "
+    "org.apache.spark.SparkException: Python worker failed to connect back.\n"
+    "\tat org.apache.spark.api.python.PythonWorkerFactory.createSimpleWorker(PythonWorkerFactory.scala:252)\n"
+    "\tat org.apache.spark.api.python.PythonWorkerFactory.create(PythonWorkerFactory.scala:144)\n"
+    "Caused by: java.net.SocketTimeoutException: Accept timed out\n"
+    "\tat java.base/sun.nio.ch.NioSocketImpl.timedAccept(NioSocketImpl.java:708)\n"
+)
+"""What Spark raises when a Python worker does not connect back in time on an overloaded machine (the
+message's shape, stack trace shortened): a system failure, not the candidate's."""
+_SYSTEM_FAILURES_LEFT: dict[str, int] = {}
+
+
+def _worker_timeout(candidate: Faulty, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
+    left = _SYSTEM_FAILURES_LEFT.get(candidate.name, 0)
+    if left != 0:
+        _SYSTEM_FAILURES_LEFT[candidate.name] = left - 1
+        raise RuntimeError(WORKER_TIMEOUT)
+    return _good(candidate, spark, inputs, specs)
+
+
+_BREAK["worker-timeout"] = _worker_timeout
+
+
+def worker_timeout(times: int = -1) -> Faulty:
+    """Its stream-stream call fails as Spark does when a Python worker cannot connect back: ``times`` times
+    in this process, then it works (``-1``: always)."""
+    candidate = Faulty(name=f"worker-timeout-{times}", fault="worker-timeout")
+    _SYSTEM_FAILURES_LEFT[candidate.name] = times
+    return candidate
+
+
+def worker_timeout_always() -> Faulty:
+    return worker_timeout(-1)

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.candidates.stateful.processor import OUTPUT_DDL, KafkaTaskProcessor
+from kjoin.conformance.streaming.checkpoints import fresh_checkpoints
 from kjoin.conformance.streaming.feed import STEP_SCHEMA, stepped_stream_of_rows
 
 if TYPE_CHECKING:
@@ -97,15 +98,17 @@ def run_join_query(
         return _run_resumable(spark, output, checkpoint)
     name = f"kjoin_stateful_{next(_queries)}"
     query: StreamingQuery | None = None
-    try:
-        with query_settings(spark):
-            query = output.writeStream.format("memory").queryName(name).outputMode("append").start()
-        query.processAllAvailable()
-        return [tuple(row) for row in spark.table(name).collect()]
-    finally:
-        if query is not None:
-            query.stop()
-        spark.catalog.dropTempView(name)
+    with fresh_checkpoints() as checkpoints:
+        try:
+            with query_settings(spark):
+                writer = output.writeStream.format("memory").queryName(name).outputMode("append")
+                query = writer.option("checkpointLocation", str(checkpoints / name)).start()
+            query.processAllAvailable()
+            return [tuple(row) for row in spark.table(name).collect()]
+        finally:
+            if query is not None:
+                query.stop()
+            spark.catalog.dropTempView(name)
 
 
 def _run_resumable(spark: SparkSession, output: DataFrame, checkpoint: str) -> list[tuple[Any, ...]]:

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from kjoin.conformance.documents.results import write_results
 from kjoin.conformance.harness.cases import Case, case_id, load_cases
-from kjoin.conformance.harness.results import write_results
 from kjoin.reports import write_report
 from support.report_documents import answered_by_version, document_of, outcome_of
 

@@ -10,9 +10,9 @@ import pytest
 
 from kjoin.conformance.catalogue import Case, case_id, load_cases
 from kjoin.conformance.checker import Emitted, check
+from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.documents.results import case_result
 from kjoin.conformance.harness.claims import declared_difference_for, unclaimed_because
-from kjoin.conformance.harness.outcomes import CaseOutcome
-from kjoin.conformance.harness.results import case_result
 from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import (
     CandidateLoadError,

@@ -28,7 +28,7 @@ from kjoin.conformance.differential.regressions import (
     write_regression,
 )
 from kjoin.conformance.differential.shrink import Shrunk, complexity, reductions, shrink
-from kjoin.conformance.harness.outcomes import CaseOutcome, kafka_outputs
+from kjoin.conformance.documents.outcomes import CaseOutcome, kafka_outputs
 from kjoin.conformance.protocol import Claim
 from kjoin.conformance.strategies import join_histories
 from kjoin.oracle import behaviour_for

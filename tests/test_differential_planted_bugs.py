@@ -21,7 +21,8 @@ from kjoin.conformance.cli import main
 from kjoin.conformance.differential.fuzz import FuzzReport, fuzz
 from kjoin.conformance.differential.profiles import FuzzProfile
 from kjoin.conformance.differential.regressions import read_regressions, write_regression
-from kjoin.conformance.harness.outcomes import HarnessRun, kafka_outputs
+from kjoin.conformance.documents.outcomes import kafka_outputs
+from kjoin.conformance.harness.outcomes import HarnessRun
 from support.planted_bugs import PLANTED
 
 pytestmark = pytest.mark.xdist_group("spark-fuzz")  # planted-bug fuzzing, beside the other Spark groups

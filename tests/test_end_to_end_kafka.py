@@ -21,9 +21,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 from kjoin.conformance.catalogue import load_cases
+from kjoin.conformance.documents.results import case_result
 from kjoin.conformance.endtoend.topics import in_processing_order
 from kjoin.conformance.harness.outcomes import HarnessRun
-from kjoin.conformance.harness.results import case_result
 from kjoin.conformance.protocol import load_candidate
 from kjoin.scenarios import CATALOGUE_ROOT
 

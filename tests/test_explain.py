@@ -6,7 +6,7 @@ import json
 
 from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.checker import Divergence
-from kjoin.conformance.harness.explain import explain
+from kjoin.conformance.documents.explain import explain
 from kjoin.oracle.records import Output
 from kjoin.scenarios import CATALOGUE_ROOT
 

@@ -14,7 +14,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from kjoin.conformance.catalogue import Case, load_cases
-from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
+from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import start_session
 from support.faulty_candidates import FAULTS, POISONED
 from support.harness_scenarios import write_scenarios

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from kjoin.conformance.cli import main
-from kjoin.conformance.harness.results import load_results
+from kjoin.conformance.documents.results import load_results
 from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
 from support.tiers import HEAVY
 
@@ -191,7 +191,7 @@ def test_a_signal_while_the_results_are_written_keeps_them_whole_and_names_what_
 
 
 def test_a_journal_left_by_a_killed_run_reads_as_incomplete(tmp_path: Path) -> None:
-    from kjoin.conformance.harness.results import ResultsJournal
+    from kjoin.conformance.documents.results import ResultsJournal
 
     journal = ResultsJournal(
         tmp_path / "results.json",

@@ -17,8 +17,8 @@ from pyspark.sql import SparkSession
 
 from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.cli import main
+from kjoin.conformance.documents.results import load_results
 from kjoin.conformance.harness.outcomes import HarnessRun
-from kjoin.conformance.harness.results import load_results
 from kjoin.conformance.harness.spark_session import start_session
 from support.faulty_candidates import worker_timeout
 from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios

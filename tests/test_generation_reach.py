@@ -15,7 +15,7 @@ from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.differential.fuzz import MIN_PER_ERA, fuzzed_versions
 from kjoin.conformance.differential.generate import generate_cases
 from kjoin.conformance.differential.profiles import PROFILES
-from kjoin.conformance.harness.outcomes import kafka_outputs
+from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.protocol import load_candidate
 from kjoin.oracle.outer_store import HeldRecords
 

@@ -16,8 +16,9 @@ from kjoin.conformance.candidates.spark_native import SparkNative
 from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.checker import CandidateFailure, Emitted
 from kjoin.conformance.cli import main
+from kjoin.conformance.documents.outcomes import CaseOutcome, status_of
 from kjoin.conformance.harness.batching import CallFailed, OutputSchemaError, run_batch, validated_output
-from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun, status_of
+from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import jobs_started, start_session
 from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import Candidate

@@ -170,6 +170,7 @@ PACKAGES = {"oracle": "kjoin.oracle", "scenarios": "kjoin.scenarios", "conforman
 _CORE = ("kjoin.oracle", "kjoin.scenarios")
 _BELOW_HARNESS = (*_CORE, "kjoin.conformance.catalogue", "kjoin.conformance.checker",
                   "kjoin.conformance.notation", "kjoin.conformance.protocol")  # fmt: skip
+_DOCUMENTS = ("kjoin.conformance.documents",)
 LAYERS: dict[str, tuple[str, ...]] = {
     "kjoin.oracle": ("kjoin.oracle",),
     "kjoin.scenarios": (),
@@ -183,15 +184,17 @@ LAYERS: dict[str, tuple[str, ...]] = {
                                      "kjoin.conformance.streaming", "kjoin.conformance.candidates"),
     "kjoin.conformance.streaming": ("kjoin.oracle", "kjoin.conformance.protocol",
                                     "kjoin.conformance.streaming"),
-    "kjoin.conformance.harness": (*_BELOW_HARNESS, "kjoin.conformance.harness"),
-    "kjoin.conformance.differential": (*_BELOW_HARNESS, "kjoin.conformance.harness",
+    "kjoin.conformance.documents": (*_BELOW_HARNESS, "kjoin.conformance.documents"),
+    "kjoin.conformance.harness": (*_BELOW_HARNESS, *_DOCUMENTS, "kjoin.conformance.harness"),
+    "kjoin.conformance.differential": (*_BELOW_HARNESS, *_DOCUMENTS, "kjoin.conformance.harness",
                                        "kjoin.conformance.strategies", "kjoin.conformance.differential"),
-    "kjoin.conformance.kafka": (*_BELOW_HARNESS, "kjoin.conformance.harness",
+    "kjoin.conformance.kafka": (*_BELOW_HARNESS, *_DOCUMENTS, "kjoin.conformance.harness",
                                 "kjoin.conformance.differential", "kjoin.conformance.kafka"),
-    "kjoin.conformance.scale": (*_BELOW_HARNESS, "kjoin.conformance.harness", "kjoin.conformance.scale"),
-    "kjoin.conformance.endtoend": (*_BELOW_HARNESS, "kjoin.conformance.harness", "kjoin.conformance.kafka",
-                                   "kjoin.conformance.candidates", "kjoin.conformance.streaming",
-                                   "kjoin.conformance.endtoend"),
+    "kjoin.conformance.scale": (*_BELOW_HARNESS, *_DOCUMENTS, "kjoin.conformance.harness",
+                                "kjoin.conformance.scale"),
+    "kjoin.conformance.endtoend": (*_BELOW_HARNESS, *_DOCUMENTS, "kjoin.conformance.harness",
+                                   "kjoin.conformance.kafka", "kjoin.conformance.candidates",
+                                   "kjoin.conformance.streaming", "kjoin.conformance.endtoend"),
     "kjoin.conformance.cli": ("kjoin.",),
     "kjoin.conformance.plugin": ("kjoin.conformance.harness", "kjoin.conformance.hooks", "kjoin.reports",
                                  "kjoin.conformance.endtoend", "kjoin.conformance.protocol"),
@@ -353,3 +356,148 @@ def test_a_command_imports_only_its_own_module() -> None:
         name for name in done.stdout.split("--\n", 1)[1].split() if name.startswith("kjoin.conformance.cli.")
     }
     assert commands == {"kjoin.conformance.cli.common", "kjoin.conformance.cli.oracle"}
+
+
+# --- the document layer apart from Spark -----------------------------------------------------------------
+
+SPARK_MODULES = frozenset({"pyspark", "py4j", "pandas", "pyarrow"})
+"""Top-level names of Spark and the libraries that come with it."""
+
+DOCUMENT_COMMANDS = (
+    "kjoin.conformance.cli.report",
+    "kjoin.conformance.cli.compare",
+    "kjoin.conformance.cli.diff_versions",
+)
+"""Commands that only read, compare or compute documents: they run without Spark and without the harness."""
+
+_SOURCES = {
+    _module_name(path): path for folder in PACKAGES for path in (ROOT / folder).rglob("*.py")
+}  # fmt: skip
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:`` (imports under it never run)."""
+    return isinstance(node, ast.If) and (
+        (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")
+    )
+
+
+def _only_if_loaded(tree: ast.AST) -> set[str]:
+    """Modules a file imports only when they are loaded already (``if "m" not in sys.modules: return``
+    before ``from m import ...``, as the command line's error handlers do): such an import loads nothing."""
+    return {
+        node.left.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Constant)
+        and isinstance(node.left.value, str)
+        and isinstance(node.ops[0], ast.NotIn)
+        and ast.unparse(node.comparators[0]) == "sys.modules"
+    }
+
+
+def _runtime_imports(module: str) -> set[str]:
+    """Every module ``module``'s file can import when it runs, at any depth of its code (functions too), but
+    not under ``if TYPE_CHECKING:`` nor only if already loaded; ``from a import b`` imports ``a`` and, when
+    it is a module, ``a.b``."""
+    tree = ast.parse(_SOURCES[module].read_text(encoding="utf-8"))
+    guarded = _only_if_loaded(tree)
+    package = module if _SOURCES[module].name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        if _type_checking_only(node):
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: up from the module's package
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base]).strip(".")
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in _SOURCES)
+    return found - guarded
+
+
+def _import_closure(roots: tuple[str, ...]) -> dict[str, str]:
+    """Every module importing ``roots`` loads (their packages' ``__init__`` included), each with the module
+    that first imports it (``kjoin`` modules are followed, others are leaves)."""
+    reached: dict[str, str] = {root: "" for root in roots}
+    pending = list(roots)
+    while pending:
+        module = pending.pop()
+        for name in sorted(_runtime_imports(module)):
+            parts = name.split(".")
+            for size in range(1, len(parts) + 1):
+                step = ".".join(parts[:size])
+                if step not in reached:
+                    reached[step] = module
+                    if step in _SOURCES:
+                        pending.append(step)
+    return reached
+
+
+def _chain(reached: dict[str, str], module: str) -> str:
+    steps = [module]
+    while reached.get(steps[-1]):
+        steps.append(reached[steps[-1]])
+    return " <- ".join(steps)
+
+
+REPORT_MODULES = tuple(sorted(name for name in _SOURCES if name.startswith("kjoin.reports")))
+
+
+@pytest.mark.parametrize("root", [*DOCUMENT_COMMANDS, *REPORT_MODULES, "kjoin.conformance.documents.results"])
+def test_layering_documents_need_no_spark_and_no_harness(root: str) -> None:
+    reached = _import_closure((root,))
+    wrong = [
+        _chain(reached, name)
+        for name in sorted(reached)
+        if name.split(".")[0] in SPARK_MODULES or name.startswith("kjoin.conformance.harness")
+    ]
+    assert not wrong, f"{root} imports Spark or the harness: {wrong}"
+
+
+def test_layering_document_commands_use_the_document_layer() -> None:
+    """The check above follows real imports: the commands reach the document layer and the reports."""
+    reached = _import_closure(DOCUMENT_COMMANDS)
+    assert {"kjoin.conformance.documents.results", "kjoin.conformance.documents.comparison",
+            "kjoin.conformance.documents.version_diff", "kjoin.reports"} <= reached.keys()  # fmt: skip
+
+
+def test_layering_import_closure_sees_spark_behind_the_harness() -> None:
+    """The closure of ``kjoin run`` reaches the harness and, through it, Spark (imports in functions count;
+    those under ``TYPE_CHECKING`` do not)."""
+    reached = _import_closure(("kjoin.conformance.cli.run",))
+    assert "kjoin.conformance.harness.spark_session" in reached
+    assert "pyspark" in reached, _chain(reached, "kjoin.conformance.harness.spark_session")
+    protocol = _runtime_imports("kjoin.conformance.protocol")
+    assert not {name for name in protocol if name.split(".")[0] in SPARK_MODULES}
+
+
+def test_layering_document_commands_load_neither_spark_nor_the_harness(tmp_path: Path) -> None:
+    """The same, at run time: the three commands run with the extras hidden and load no harness module."""
+    from kjoin.conformance.catalogue import load_cases
+    from kjoin.conformance.documents.results import write_json_atomically
+    from support.report_documents import answered_by_version, document_of, outcome_of
+
+    cases = load_cases([ROOT / KIP77]).cases
+    assert cases
+    answer = answered_by_version("2.8")
+    results = tmp_path / "results.json"
+    write_json_atomically(results, document_of(outcome_of(case, answer(case)) for case in cases))
+    runs = [
+        ("report", str(results), "--out", str(tmp_path / "report")),
+        ("compare", str(results), str(results)),
+        ("diff-versions", "3.0", "3.1", "--scenarios", KIP77, "--out", str(tmp_path / "diff")),
+    ]
+    for arguments in runs:
+        done = _bare("--modules", *arguments)
+        assert done.returncode == 0, (arguments, done.stderr)
+        loaded = done.stdout.split("--\n", 1)[1].split()
+        assert any(name.startswith("kjoin.conformance.documents.") for name in loaded), loaded
+        assert not [name for name in loaded if name.startswith("kjoin.conformance.harness")], arguments

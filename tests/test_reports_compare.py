@@ -12,8 +12,8 @@ import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.cli import main
-from kjoin.conformance.harness.comparison import compare_documents, render_comparison
-from kjoin.conformance.harness.results import write_json_atomically
+from kjoin.conformance.documents.comparison import compare_documents, render_comparison
+from kjoin.conformance.documents.results import write_json_atomically
 from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.scenarios import CATALOGUE_ROOT
 from support.html_pages import assert_inert, cells

@@ -16,7 +16,7 @@ import pytest
 
 from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.cli import main
-from kjoin.conformance.harness.comparison import compare_documents
+from kjoin.conformance.documents.comparison import compare_documents
 from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.oracle.records import Output
 from kjoin.reports import render_report, write_comparison

@@ -14,8 +14,8 @@ import pytest
 
 from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.cli import main
-from kjoin.conformance.harness.outcomes import CaseOutcome
-from kjoin.conformance.harness.results import write_json_atomically
+from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.documents.results import write_json_atomically
 from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.oracle.records import Output
 from kjoin.reports import render_report, write_report
@@ -273,7 +273,7 @@ def test_report_command_exits_2_naming_an_unreadable_file(tmp_path: Path) -> Non
 def test_report_command_reports_a_journal_left_by_a_killed_run(
     mixed_document: dict[str, Any], tmp_path: Path
 ) -> None:
-    from kjoin.conformance.harness.results import ResultsJournal
+    from kjoin.conformance.documents.results import ResultsJournal
 
     journal = ResultsJournal(tmp_path / "results.json", mixed_document["run"], mixed_document["candidate"])
     for case in mixed_document["cases"][:2]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.cli import main
-from kjoin.conformance.harness.version_diff import provenance_rank, version_diff
+from kjoin.conformance.documents.version_diff import provenance_rank, version_diff
 from kjoin.reports import write_version_diff
 from kjoin.reports.version_diff_page import diff_page_file, render_diff_index, render_diff_scenario_page
 from kjoin.scenarios import CATALOGUE_ROOT

@@ -13,7 +13,7 @@ import pytest
 from kjoin.conformance.catalogue import ScenarioError, load_file
 from kjoin.conformance.catalogue.portable import case_from_json, case_json
 from kjoin.conformance.catalogue.seed_tables import load_seed_table
-from kjoin.conformance.harness.results import spec_json
+from kjoin.conformance.documents.results import spec_json
 from kjoin.oracle.records import JoinSpec, Record, Settings
 
 RECORDS = [

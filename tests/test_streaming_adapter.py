@@ -21,8 +21,9 @@ from kjoin.conformance.candidates.spark_native import SparkNative
 from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.checker import Emitted
 from kjoin.conformance.cli import main
-from kjoin.conformance.harness.batching import Answer, run_batch
-from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
+from kjoin.conformance.documents.outcomes import Answer, CaseOutcome
+from kjoin.conformance.harness.batching import run_batch
+from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import Claim, load_candidate
 from kjoin.conformance.streaming import JoinSpec, StreamingCandidate, streaming_candidate

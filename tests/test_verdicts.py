@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
-from kjoin.conformance.harness.outcomes import CaseOutcome
-from kjoin.conformance.harness.verdicts import ERA_VERSIONS, era_range_label
+from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.documents.verdicts import ERA_VERSIONS, era_range_label
 from kjoin.scenarios import CATALOGUE_ROOT
 from support.report_documents import answered_by_version, document_of, make_case, outcome_of, with_outputs
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from kjoin.conformance.catalogue import load_cases  # noqa: E402
-from kjoin.conformance.harness.version_diff import version_diff  # noqa: E402
+from kjoin.conformance.documents.version_diff import version_diff  # noqa: E402
 from kjoin.reports import write_report, write_version_diff  # noqa: E402
 from kjoin.reports.scenario_page import scenario_file  # noqa: E402
 from kjoin.reports.version_diff_page import diff_page_file  # noqa: E402

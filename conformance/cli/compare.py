@@ -17,8 +17,8 @@ from kjoin.conformance.cli.common import (
     output_folder,
     terminal_text,
 )
-from kjoin.conformance.harness.comparison import compare_documents, has_regressions, render_comparison
-from kjoin.conformance.harness.results import ResultsError, load_results
+from kjoin.conformance.documents.comparison import compare_documents, has_regressions, render_comparison
+from kjoin.conformance.documents.results import ResultsError, load_results
 
 __all__ = ["add_command"]
 

@@ -23,7 +23,7 @@ from kjoin.conformance.cli.common import (
     version_argument,
     worst,
 )
-from kjoin.conformance.harness.version_diff import version_diff
+from kjoin.conformance.documents.version_diff import version_diff
 
 __all__ = ["add_command"]
 

@@ -1,6 +1,6 @@
 """``kjoin report RESULTS... [--out DIR]``: the HTML report of one or more results files of one candidate.
 
-Several files (e.g. one per Kafka version) are merged into one document first (the harness computes the
+Several files (e.g. one per Kafka version) are merged into one document first (the document layer computes the
 merged verdicts); a journal left by a killed run (``results.json.partial``) is reported as incomplete.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kjoin.conformance.cli.common import EXIT_OK, Progress, Streams, UsageError, output_folder
-from kjoin.conformance.harness.results import ResultsError, load_results, merge_documents
+from kjoin.conformance.documents.results import ResultsError, load_results, merge_documents
 
 __all__ = ["add_command"]
 

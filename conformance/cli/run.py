@@ -34,11 +34,12 @@ from kjoin.conformance.cli.common import (
     version_argument,
     worst,
 )
+from kjoin.conformance.documents.outcomes import EQUIVALENCES, CaseOutcome
+from kjoin.conformance.documents.results import ResultsJournal, candidate_json, case_result, run_metadata
 from kjoin.conformance.harness.batching import Stop
 from kjoin.conformance.harness.calls import CallProgress
 from kjoin.conformance.harness.interrupts import signal_point, signals_held, stop_on_signals
-from kjoin.conformance.harness.outcomes import EQUIVALENCES, CaseOutcome, HarnessRun
-from kjoin.conformance.harness.results import ResultsJournal, candidate_json, case_result, run_metadata
+from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
 from kjoin.conformance.harness.system_failures import SystemFailure
 from kjoin.conformance.harness.text import render_outcome, render_summary

@@ -162,7 +162,7 @@ def _replay(args: argparse.Namespace, streams: Streams) -> int:
 
 
 def _check(args: argparse.Namespace, streams: Streams, data: dict[str, Any], records: Any) -> int:
-    from kjoin.conformance.harness.results import run_metadata, write_json_atomically
+    from kjoin.conformance.documents.results import run_metadata, write_json_atomically
     from kjoin.conformance.harness.spark_session import resolve_master, spark_log, start_session
     from kjoin.conformance.harness.system_failures import SystemFailure, one_line, system_cause
     from kjoin.conformance.protocol import CandidateLoadError, load_candidate

@@ -24,7 +24,8 @@ from kjoin.conformance.catalogue import Case
 from kjoin.conformance.differential.generate import Generated, generate_cases
 from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile
 from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, shrink
-from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
+from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.protocol import Candidate
 from kjoin.oracle.behaviour import parse_version
 from kjoin.oracle.records import JOIN_KINDS, JoinKind

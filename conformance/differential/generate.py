@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.differential.profiles import FuzzProfile
-from kjoin.conformance.harness.outcomes import kafka_outputs
+from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.protocol import Claim
 from kjoin.conformance.strategies import JOIN_VARIANTS, join_scenarios
 from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for

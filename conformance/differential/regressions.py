@@ -31,7 +31,7 @@ from kjoin.conformance.catalogue import Case, ScenarioError
 from kjoin.conformance.catalogue.portable import case_from_json, case_json, decode_line, output_to_json
 from kjoin.conformance.differential.fuzz import Counterexample
 from kjoin.conformance.differential.generate import JOIN_ABBREVIATIONS
-from kjoin.conformance.harness.outcomes import kafka_outputs
+from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.notation import show_output
 from kjoin.scenarios import CATALOGUE_ROOT
 

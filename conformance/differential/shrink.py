@@ -31,7 +31,7 @@ from functools import partial
 from itertools import combinations
 
 from kjoin.conformance.catalogue import Case, case_id
-from kjoin.conformance.harness.outcomes import CaseOutcome
+from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.oracle.records import Key, Record
 
 __all__ = ["Evaluate", "Shrunk", "complexity", "reductions", "shrink"]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Emitted
+from kjoin.conformance.documents.outcomes import Answer
 from kjoin.conformance.harness.system_failures import SystemFailure
 from kjoin.conformance.protocol import INPUT_SCHEMA, OUTPUT_SCHEMA, SPEC_SCHEMA, Candidate
 from kjoin.oracle.records import Key, Output
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
-    "Answer",
     "CallFailed",
     "OutputSchemaError",
     "Stop",
@@ -42,7 +42,6 @@ __all__ = [
     "validated_output",
 ]
 
-Answer = Emitted | CandidateFailure
 """What the harness got back for one case."""
 
 _REQUIRED = {

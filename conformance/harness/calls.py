@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import CandidateFailure
-from kjoin.conformance.harness.batching import Answer, CallFailed, run_batch
+from kjoin.conformance.documents.outcomes import Answer
+from kjoin.conformance.harness.batching import CallFailed, run_batch
 from kjoin.conformance.harness.system_failures import RETRY_DELAYS_S, SystemFailure, one_line, system_cause
 from kjoin.conformance.protocol import Candidate
 

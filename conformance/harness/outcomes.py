@@ -2,98 +2,35 @@
 
 ``HarnessRun`` is shared by the pytest plugin and ``kjoin run``. It starts Spark only when a claimed case
 is first checked, runs the candidate once per join kind over every registered case of that kind, caches
-the answers, and turns each case into a ``CaseOutcome``:
-
-* ``pass`` / ``fail``: the candidate agrees / differs;
-* ``error``: the candidate failed on the case (crashed, timed out, returned unusable rows): a
-  ``candidate-error`` divergence carries the message;
-* ``declared``: it differs and a ``DeclaredDifference`` covers the case (shown with its reason);
-* ``unexpected-pass``: a strict declared difference that did not show up;
-* ``unknown``: the requested equivalence level cannot be decided;
-* ``not-claimed``: outside the candidate's ``Claim`` (never a failure);
-* ``not-applicable``: that Kafka version has no such join (the oracle says why).
+the answers, and turns each case into a ``CaseOutcome`` (``kjoin.conformance.documents.outcomes`` lists the
+statuses).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, Verdict, check
-from kjoin.conformance.harness.batching import Answer
+from kjoin.conformance.checker import Emitted, check
+from kjoin.conformance.documents.outcomes import (
+    EQUIVALENCES,
+    Answer,
+    CaseOutcome,
+    Equivalence,
+    kafka_outputs,
+    resolve_mode,
+    status_of,
+)
 from kjoin.conformance.harness.calls import Caller, CallProgress, CallRecord, SessionKeeper
 from kjoin.conformance.harness.claims import declared_difference_for, unclaimed_because
 from kjoin.conformance.protocol import Candidate, DeclaredDifference
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
-from kjoin.oracle.engine import run
-from kjoin.oracle.errors import OracleError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = [
-    "EQUIVALENCES",
-    "OUTCOME_STATUSES",
-    "STATUS_MEANINGS",
-    "CaseOutcome",
-    "Equivalence",
-    "HarnessRun",
-    "OutcomeStatus",
-    "kafka_outputs",
-    "resolve_mode",
-    "status_of",
-]
-
-Equivalence = Literal["auto", "exact", "key-order", "multiset", "table"]
-EQUIVALENCES: tuple[Equivalence, ...] = get_args(Equivalence)
-OutcomeStatus = Literal[
-    "pass", "fail", "error", "declared", "unexpected-pass", "unknown", "not-claimed", "not-applicable"
-]
-OUTCOME_STATUSES: tuple[OutcomeStatus, ...] = get_args(OutcomeStatus)
-STATUS_MEANINGS: dict[OutcomeStatus, str] = {
-    "pass": "the candidate agrees with Kafka",
-    "fail": "the candidate differs from Kafka",
-    "error": "the candidate failed on this case (crash, timeout or unusable rows)",
-    "declared": "the candidate differs, and declares this difference with its reason",
-    "unexpected-pass": "the candidate agrees, but declares a strict difference here",
-    "unknown": "the requested equivalence level cannot be decided for this case",
-    "not-claimed": "outside what the candidate claims to implement",
-    "not-applicable": "this Kafka version has no such join",
-}
-"""One sentence per status (results documents carry them for the report)."""
-FAILING: frozenset[OutcomeStatus] = frozenset({"fail", "error", "unexpected-pass"})
-TABLE_JOINS = frozenset({"table-table", "fk"})
-
-
-@dataclass(frozen=True, slots=True)
-class CaseOutcome:
-    """What checking one case found. ``reason`` explains not-claimed, not-applicable and unknown."""
-
-    case: Case
-    status: OutcomeStatus
-    mode: Mode | None = None
-    verdict: Verdict | None = None
-    expected: Emitted | None = None
-    answer: Answer | None = None
-    reason: str = ""
-    declared: DeclaredDifference | None = None
-
-    @property
-    def failing(self) -> bool:
-        """Whether this outcome makes the run fail."""
-        return self.status in FAILING
-
-
-def resolve_mode(requested: Equivalence, case: Case, answer: Answer) -> Mode:
-    """``auto`` is ``exact`` when the candidate reports ``idx``, else ``multiset``; ``table`` applies to
-    table results only (stream results are compared as multisets then)."""
-    if requested == "auto":
-        return "exact" if isinstance(answer, Emitted) and answer.causes_known else "multiset"
-    if requested == "table" and case.join not in TABLE_JOINS:
-        return "multiset"
-    return requested
+__all__ = ["HarnessRun"]
 
 
 @dataclass
@@ -189,28 +126,3 @@ class HarnessRun:
         ]
         assert self._caller is not None
         self._answers.update(self._caller.answers(join, batch))
-
-
-def kafka_outputs(case: Case) -> Emitted | str:
-    """What Kafka ``case.kafka`` emits, from the oracle (causes known), or why it emits nothing: that Kafka
-    has no such join, or fails on the input."""
-    try:
-        outputs = run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
-    except (OracleError, UnknownVersionError) as error:
-        return f"not applicable: {error}"
-    return Emitted(tuple(outputs), causes_known=True)
-
-
-def status_of(verdict: Verdict, answer: Answer, declared: DeclaredDifference | None) -> OutcomeStatus:
-    """A checked case's status: a candidate failure is ``error`` (never covered by a declaration); a
-    declared difference turns a failure into ``declared`` and a strict one turns a pass into
-    ``unexpected-pass``."""
-    if isinstance(answer, CandidateFailure):
-        return "error"
-    if verdict.status == "unknown":
-        return "unknown"
-    if declared is None:
-        return verdict.status
-    if verdict.status == "fail":
-        return "declared"
-    return "unexpected-pass" if declared.strict else "pass"

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
-from kjoin.conformance.harness.results import case_result
+from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.documents.results import case_result
+from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.text import render_outcome
 
 __all__ = [

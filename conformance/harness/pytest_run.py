@@ -21,14 +21,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
-from kjoin.conformance.harness.outcomes import EQUIVALENCES, Equivalence, HarnessRun
-from kjoin.conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items
-from kjoin.conformance.harness.results import (
+from kjoin.conformance.documents.outcomes import EQUIVALENCES, Equivalence
+from kjoin.conformance.documents.results import (
     candidate_json,
     results_document,
     run_metadata,
     write_json_atomically,
 )
+from kjoin.conformance.harness.outcomes import HarnessRun
+from kjoin.conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
 from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate
 

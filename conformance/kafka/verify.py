@@ -25,7 +25,7 @@ from kjoin.conformance.checker import CandidateFailure, Emitted, check
 from kjoin.conformance.differential.generate import Generated, generate_cases
 from kjoin.conformance.differential.profiles import FuzzProfile
 from kjoin.conformance.differential.shrink import Shrunk, shrink
-from kjoin.conformance.harness.outcomes import CaseOutcome, kafka_outputs
+from kjoin.conformance.documents.outcomes import CaseOutcome, kafka_outputs
 from kjoin.conformance.kafka.driver import DriverInfo, KafkaDriver, driver_info, release_of
 from kjoin.conformance.protocol import Claim
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS, JoinKind

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.catalogue import Case
+from kjoin.conformance.documents.results import candidate_json
 from kjoin.conformance.harness.batching import OutputSchemaError, spec_rows, validated_output
 from kjoin.conformance.harness.claims import unclaimed_because
-from kjoin.conformance.harness.results import candidate_json
 from kjoin.conformance.protocol import INPUT_SCHEMA, SPEC_SCHEMA, Candidate
 from kjoin.conformance.scale.compare import diff
 from kjoin.conformance.scale.tasks import expected_outputs, ordered_inputs

@@ -11,8 +11,8 @@ from typing import Any
 
 from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, check
-from kjoin.conformance.harness.outcomes import CaseOutcome, kafka_outputs, status_of
-from kjoin.conformance.harness.results import candidate_json, case_result, results_document
+from kjoin.conformance.documents.outcomes import CaseOutcome, kafka_outputs, status_of
+from kjoin.conformance.documents.results import candidate_json, case_result, results_document
 from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.oracle.behaviour import behaviour_for
 from kjoin.oracle.engine import run

@@ -35,9 +35,9 @@ from kjoin.conformance.checker import (
     Divergence,
     Emitted,
 )
-from kjoin.conformance.harness.explain import explain, stream_times
-from kjoin.conformance.harness.outcomes import STATUS_MEANINGS, CaseOutcome
-from kjoin.conformance.harness.verdicts import Scored, verdicts
+from kjoin.conformance.documents.explain import explain, stream_times
+from kjoin.conformance.documents.outcomes import STATUS_MEANINGS, CaseOutcome
+from kjoin.conformance.documents.verdicts import Scored, verdicts
 from kjoin.conformance.protocol import Candidate, DeclaredDifference
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JoinSpec, Output, Record, Settings, Versioning, Window

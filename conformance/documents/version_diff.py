@@ -17,8 +17,8 @@ from typing import Any
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
 from kjoin.conformance.checker import Emitted, check
-from kjoin.conformance.harness.flag_notes import ERAS_DOC, flag_note, jira_url, kip_url
-from kjoin.conformance.harness.results import about_json, output_json, spec_json
+from kjoin.conformance.documents.flag_notes import ERAS_DOC, flag_note, jira_url, kip_url
+from kjoin.conformance.documents.results import about_json, output_json, spec_json
 from kjoin.oracle.behaviour import Behaviour, behaviour_for
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError

@@ -141,6 +141,13 @@ class Behaviour:
     """2.3 (KIP-258 timestamped stores): a table-table result carries ``max(record ts, other side's
     stored ts)`` when the other side exists; before, the triggering record's ts. spec TT-8."""
 
+    # --- record caches (production settings) ------------------------------------------------------
+    record_cache_skips_deletes_of_absent_keys: bool
+    """2.2 (KAFKA-7652 part III; the era table places it at 2.3, its next era): a cache flush forwards nothing
+    for a delete of a key the store below does not hold, so with caching on a table join never sees a
+    tombstone of an absent key. The oracle models caches only where this is on; before 2.2 a flush forwards
+    every dirty entry. Only ``Settings.cache_max_bytes`` above 0 makes it matter. spec PR-6."""
+
     # --- versioned stores -------------------------------------------------------------------------
     has_versioned_stores: bool
     """KIP-889/KIP-914 (3.5): tables can be materialized in versioned stores; joins then use timestamped
@@ -210,6 +217,7 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         table_joins_forward_every_update=True,
         null_key_fails_table_join=True,
         table_join_ts_is_max_of_inputs=False,
+        record_cache_skips_deletes_of_absent_keys=False,
         has_versioned_stores=False,
         has_foreign_key_join=False,
         fk_left_join_keeps_null_foreign_keys=False,
@@ -228,7 +236,13 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         null_key_fails_table_join=False,
     )
     v21 = replace(kip77, era="2.1", join_windows_have_grace=True, rocksdb_segments_expire_by_retention=True)
-    v23 = replace(v21, era="2.3", stream_join_ts_is_max_of_inputs=True, table_join_ts_is_max_of_inputs=True)
+    v23 = replace(
+        v21,
+        era="2.3",
+        stream_join_ts_is_max_of_inputs=True,
+        table_join_ts_is_max_of_inputs=True,
+        record_cache_skips_deletes_of_absent_keys=True,
+    )
     v24 = replace(v23, era="2.4", has_foreign_key_join=True, stream_joins_can_use_in_memory_stores=True)
     v251 = replace(v24, era="2.5.1", rocksdb_join_stores_skip_null_values=True)
     v30 = replace(v251, era="3.0", legacy_join_grace_is_set_by_of=True)
@@ -357,6 +371,7 @@ FLAG_JOINS: dict[str, frozenset[str]] = {
     "table_joins_forward_every_update": frozenset({_TT}),
     "null_key_fails_table_join": frozenset({_TT}),
     "table_join_ts_is_max_of_inputs": frozenset({_TT}),
+    "record_cache_skips_deletes_of_absent_keys": frozenset({_TT, _FK}),
     "has_versioned_stores": frozenset({_ST, _TT, _FK}),
     "has_foreign_key_join": frozenset({_FK}),
     "fk_left_join_keeps_null_foreign_keys": frozenset({_FK}),
@@ -380,6 +395,7 @@ CAPABILITY_FLAGS: frozenset[str] = frozenset(
         "has_stream_table_grace",
         "has_versioned_stores",
         "has_foreign_key_join",
+        "record_cache_skips_deletes_of_absent_keys",
     }
 )
 """Flags that say whether a join, an API or a store exists. Where one is off, the era refuses every input
@@ -406,7 +422,9 @@ READ_ONLY_WHERE: dict[str, tuple[str, bool]] = {
 """Flags the join modules read only where another flag has a given value: ``flag -> (other, value)``."""
 
 
-PRODUCTION_FLAGS: frozenset[str] = frozenset({"outer_join_emit_throttle_resyncs_to_wall_clock"})
+PRODUCTION_FLAGS: frozenset[str] = frozenset(
+    {"outer_join_emit_throttle_resyncs_to_wall_clock", "record_cache_skips_deletes_of_absent_keys"}
+)
 """Flags only production settings (``records.Settings``: a record cache, a commit interval, an emit
 throttle) make decisive: under the test driver's settings no input can tell their two values apart."""
 

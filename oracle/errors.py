@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["OracleError", "UnsupportedJoinError"]
+__all__ = ["OracleError", "UnmodelledSettingsError", "UnsupportedJoinError"]
 
 
 class OracleError(Exception):
@@ -12,3 +12,8 @@ class OracleError(Exception):
 class UnsupportedJoinError(OracleError):
     """The join (or one of its options) does not exist in the requested Kafka version,
     or Kafka itself fails on the input (e.g. 0.10.0's null-key left join)."""
+
+
+class UnmodelledSettingsError(OracleError):
+    """The scenario's production settings change what Kafka emits in a way the oracle does not model
+    (docs/semantics/production.md says which); no answer is better than a wrong one."""

@@ -35,6 +35,7 @@ from enum import Enum
 
 from kjoin.oracle.behaviour import Behaviour
 from kjoin.oracle.errors import UnsupportedJoinError
+from kjoin.oracle.record_cache import cached_sources
 from kjoin.oracle.records import JoinSpec, Key, Output, Record, Value, foreign_key_of, new_output
 from kjoin.oracle.versioned import table_for
 
@@ -115,6 +116,8 @@ class ForeignKeyJoin:
         history_ms = versioning.history_ms if versioning is not None else 0
         self._left = table_for(self._left_versioned, history_ms)
         self._right = table_for(self._right_versioned, history_ms)
+        self._left_cached, self._right_cached = cached_sources(spec, behaviour)
+        """A cached source table never forwards a delete of a key it does not hold (spec PR-6)."""
         self._subscriptions: dict[str, dict[Key, _Hash]] = {}
         self._scan_order: dict[str, list[Key]] = {}
 
@@ -154,6 +157,8 @@ class ForeignKeyJoin:
         old, is_latest = change
         if self._left_versioned and not is_latest:
             return []
+        if record.value is None and old is None and self._left_cached:
+            return []  # the cache flush skips a delete of an absent key (spec PR-6)
         outputs: list[Output] = []
         for fk, instruction in self._instructions(old, record.value):
             response = self._receive_subscription(record.key, fk, instruction, record.value, record.ts)
@@ -304,6 +309,8 @@ class ForeignKeyJoin:
         change = self._right.update(fk, record.value, record.ts)
         if change is None or (self._right_versioned and not change[1]):
             return []
+        if record.value is None and change[0] is None and self._right_cached:
+            return []  # the cache flush skips a delete of an absent key (spec PR-6)
         subscribers = self._subscriptions.get(fk)
         if not subscribers:
             return []

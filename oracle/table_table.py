@@ -11,6 +11,8 @@ key up in the *other* table (its latest value) and decides what to forward, by t
 * 2.3+ (KIP-258): a result carries ``max(update ts, other side's stored ts)`` when the other side has a value.
 * 3.5+ (KIP-914): an update of a versioned side is dropped by its processor when it is not the key's latest
   version, and not forwarded at all when the store rejects it (older than its history, spec TT-10, VS-3).
+* With a record cache (production settings, ``oracle.record_cache``): a delete of a key a cached side does
+  not hold never reaches the join (spec PR-6).
 
 Outputs are ``(leftValue, rightValue)`` pairs or ``None`` (a tombstone), keyed by the update's key.
 """
@@ -22,6 +24,7 @@ from enum import Enum
 
 from kjoin.oracle.behaviour import Behaviour
 from kjoin.oracle.errors import UnsupportedJoinError
+from kjoin.oracle.record_cache import cached_sources
 from kjoin.oracle.records import JoinSpec, Output, Record, Side, Value, Variant, new_output
 from kjoin.oracle.versioned import PlainTable, VersionedTable, table_for
 
@@ -45,16 +48,23 @@ _Rule = Callable[[Value, Value, Value], _Result]
 class _Processor:
     """One side's join processor: its own table, the other side's table, and the rule it applies."""
 
-    __slots__ = ("drops_out_of_order", "other", "own", "rule")
+    __slots__ = ("cached", "drops_out_of_order", "other", "own", "rule")
 
     def __init__(
-        self, own: PlainTable | VersionedTable, other: PlainTable | VersionedTable, rule: _Rule
+        self,
+        own: PlainTable | VersionedTable,
+        other: PlainTable | VersionedTable,
+        rule: _Rule,
+        *,
+        cached: bool,
     ) -> None:
         self.own = own
         self.other = other
         self.rule = rule
         self.drops_out_of_order = isinstance(own, VersionedTable)
         """KIP-914 (3.5+): a versioned side's processor drops updates that are not the latest (spec TT-10)."""
+        self.cached = cached
+        """Its own table is behind a record cache, which drops deletes of absent keys (spec PR-6)."""
 
 
 class TableTableJoin:
@@ -68,9 +78,10 @@ class TableTableJoin:
         left = table_for(versioning is not None and versioning.left, history_ms)
         right = table_for(versioning is not None and versioning.right, history_ms)
         rules = _ALWAYS_FORWARD_RULES if behaviour.table_joins_forward_every_update else _KIP77_RULES
+        left_cached, right_cached = cached_sources(spec, behaviour)
         self._processors: dict[Side, _Processor] = {
-            "left": _Processor(left, right, rules[spec.variant, "left"]),
-            "right": _Processor(right, left, rules[spec.variant, "right"]),
+            "left": _Processor(left, right, rules[spec.variant, "left"], cached=left_cached),
+            "right": _Processor(right, left, rules[spec.variant, "right"], cached=right_cached),
         }
         self._null_key_fails = behaviour.null_key_fails_table_join
         self._ts_is_max = behaviour.table_join_ts_is_max_of_inputs
@@ -91,6 +102,8 @@ class TableTableJoin:
         old, is_latest = change
         if not is_latest and processor.drops_out_of_order:
             return []
+        if new is None and old is None and processor.cached:
+            return []  # the cache flush skips a delete of an absent key (spec PR-6)
         other = processor.other.get(key)
         if other is None:
             result = processor.rule(new, old, None)

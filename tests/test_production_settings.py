@@ -1,14 +1,18 @@
 """The oracle's model of production settings (docs/semantics/production.md, spec PR-n), as properties.
 
-The outputs of single behaviours are scenario files (``scenarios/stream_stream/emit-throttle-*.toml``, run by
-``kjoin check``). What stays here holds over many generated inputs, in every era that has the behaviour: the
-default settings change nothing, the throttle keeps joined results and only moves, keeps back or drops
-non-joined ones, and a wall clock that moves by the interval per record undoes it (spec PR-4).
+The outputs of single behaviours are scenario files (``scenarios/*/emit-throttle-*.toml``,
+``scenarios/*/record-cache-*.toml``, run by ``kjoin check``). What stays here holds over many generated
+inputs, in every era that has the behaviour: the default settings change nothing, the throttle keeps joined
+results and only moves, keeps back or drops non-joined ones, and a wall clock that moves by the interval per
+record undoes it (spec PR-4); a cache flushed after every record only drops the outputs of deletes of absent
+keys (spec PR-6), never changes a stream-table join (spec PR-5), and what the oracle does not model it
+refuses (spec PR-7).
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -18,7 +22,8 @@ import pytest
 from kjoin.oracle import behaviour_for, run
 from kjoin.oracle.behaviour import flags_in_force
 from kjoin.oracle.engine import processor_for
-from kjoin.oracle.records import JoinSpec, Output, Record, Settings, Window
+from kjoin.oracle.errors import UnmodelledSettingsError
+from kjoin.oracle.records import JoinSpec, Output, Record, Settings, Versioning, Window
 
 SPURIOUS_FREE_VERSIONS = ("3.1", "3.4", "3.5", "3.7", "3.9", "4.4")
 """One version per era of the spurious-free join, and the newest line."""
@@ -147,3 +152,98 @@ def test_the_resync_flag_is_in_force_only_with_production_settings() -> None:
     assert flag in flags_in_force("stream-stream", behaviour_for("3.9"), production=True)
     assert flag in flags_in_force("stream-stream", behaviour_for("3.4"), production=True)
     assert flag not in flags_in_force("stream-stream", behaviour_for("3.0"), production=True)
+
+
+# --- record caches (spec PR-5 to PR-7) ------------------------------------------------------------------
+
+CACHE = 10 * 1024 * 1024
+CACHED_VERSIONS = ("2.4", "3.4", "3.7", "3.9", "4.0.0", "4.4")
+
+
+def _table_inputs(seed: int, join: str) -> Iterator[tuple[JoinSpec, list[Record]]]:
+    """Generated table-table and foreign-key joins with deletes of present and absent keys, repeated
+    values and out-of-order updates, some with a versioned side."""
+    rng = random.Random(seed)
+    variants = ("inner", "left", "outer") if join == "table-table" else ("inner", "left")
+    for _ in range(80):
+        versioned = Versioning(rng.random() < 0.4, rng.random() < 0.4, 5) if rng.random() < 0.3 else None
+        spec = JoinSpec(join, rng.choice(variants), versioned=versioned)  # type: ignore[arg-type]
+        records = []
+        for _ in range(rng.randint(1, 14)):
+            side = rng.choice(("left", "right"))
+            if join == "fk" and side == "left":
+                key, value = rng.choice(("k1", "k2")), rng.choice((None, "f1:A", "f2:B", "f1:C"))
+            elif join == "fk":
+                key, value = rng.choice(("f1", "f2")), rng.choice((None, "x", "y"))
+            else:
+                key, value = rng.choice(("k1", "k2")), rng.choice((None, "a", "b"))
+            records.append(Record(side, key, value, rng.randint(0, 20)))  # type: ignore[arg-type]
+        yield spec, records
+
+
+def _is_subsequence(part: list[Output], whole: list[Output]) -> bool:
+    rest = iter(whole)
+    return all(any(item == candidate for candidate in rest) for item in part)
+
+
+@pytest.mark.parametrize("join", ["table-table", "fk"])
+@pytest.mark.parametrize("version", CACHED_VERSIONS)
+def test_a_cache_flushed_after_every_record_only_drops_the_outputs_of_deletes_of_absent_keys(
+    join: str, version: str
+) -> None:
+    """Spec PR-6: with a commit after every record the cached join emits a subsequence of the uncached
+    join's outputs, and every output it drops was caused by a delete of a key its (unversioned) table did not
+    hold; versioned sides are never cached (spec PR-5)."""
+    behaviour = behaviour_for(version)
+    dropped_somewhere = False
+    for spec, records in _table_inputs(seed=5, join=join):
+        if spec.versioned is not None and not behaviour.has_versioned_stores:
+            continue
+        uncached = run(spec, records, behaviour)
+        cached = run(_with(spec, cache_max_bytes=CACHE), records, behaviour)
+        assert _is_subsequence(cached, uncached)
+        absent_deletes = _deletes_of_absent_keys(spec, records)
+        for output in Counter(uncached) - Counter(cached):
+            assert output.cause in absent_deletes, (
+                f"{output} dropped, but its cause is no delete of an absent key"
+            )
+        dropped_somewhere |= cached != uncached
+    assert dropped_somewhere, "no generated input had a delete of an absent key that mattered"
+
+
+def _deletes_of_absent_keys(spec: JoinSpec, records: list[Record]) -> set[int]:
+    """Indexes of the deletes of a key that the record's own table does not hold at that point, on a side
+    that is not versioned (what the cache flush skips)."""
+    held: dict[tuple[str, object], bool] = {}
+    found = set()
+    for index, record in enumerate(records):
+        versioned = spec.versioned is not None and spec.versioned.of(record.side)
+        if record.value is None and not held.get((record.side, record.key)) and not versioned:
+            found.add(index)
+        held[record.side, record.key] = record.value is not None
+    return found
+
+
+@pytest.mark.parametrize("version", CACHED_VERSIONS)
+def test_a_cache_never_changes_a_stream_table_join(version: str) -> None:
+    """Spec PR-5: the stream side forwards; the table is read through the cache, whatever the schedule."""
+    behaviour = behaviour_for(version)
+    for spec, records in _table_inputs(seed=6, join="table-table"):
+        stream_table = replace(spec, join="stream-table", variant="left", versioned=None)
+        produced = _with(stream_table, cache_max_bytes=CACHE, commit_interval_ms=30_000)
+        assert run(produced, records, behaviour) == run(stream_table, records, behaviour)
+
+
+@pytest.mark.parametrize("join", ["table-table", "fk"])
+def test_the_oracle_refuses_a_cache_it_does_not_model(join: str) -> None:
+    """Spec PR-6, PR-7: a cache under a commit interval, or before 2.3, is refused, not answered wrongly; a
+    commit interval without a cache changes nothing."""
+    spec = JoinSpec(join, "left")  # type: ignore[arg-type]
+    records = [Record("left", "k1", "f1:A", 1), Record("right", "f1", None, 2)]
+    with pytest.raises(UnmodelledSettingsError, match=re.escape("commit.interval.ms = 100")):
+        run(_with(spec, cache_max_bytes=CACHE, commit_interval_ms=100), records, behaviour_for("3.9"))
+    if join == "table-table":  # foreign-key joins start at 2.4
+        with pytest.raises(UnmodelledSettingsError, match=re.escape("from Kafka 2.3")):
+            run(_with(spec, cache_max_bytes=CACHE), records, behaviour_for("2.1"))
+    no_cache = run(_with(spec, commit_interval_ms=100), records, behaviour_for("3.9"))
+    assert no_cache == run(spec, records, behaviour_for("3.9"))

@@ -48,6 +48,7 @@ Feature = Literal[
     "duplicate-results",
     "fk-hash-check",
     "emit-throttle",
+    "record-cache",
 ]
 FEATURES: Mapping[Feature, str] = MappingProxyType(
     {
@@ -76,6 +77,7 @@ FEATURES: Mapping[Feature, str] = MappingProxyType(
         "duplicate-results": "Kafka emits the same result or tombstone twice (e.g. KAFKA-16394)",
         "fk-hash-check": "a foreign-key response is dropped when the left row changed since (KIP-213 hash)",
         "emit-throttle": "the wall-clock emit throttle of spurious-free stream-stream joins (spec PR-2)",
+        "record-cache": "KTable record caches, flushed at commits (spec PR-5, PR-6, PR-7)",
     }
 )
 """The closed feature vocabulary: a scenario's ``features`` must come from here."""

@@ -168,14 +168,16 @@ PACKAGES = {"oracle": "kjoin.oracle", "scenarios": "kjoin.scenarios", "conforman
             "reports": "kjoin.reports"}  # fmt: skip
 
 _CORE = ("kjoin.oracle", "kjoin.scenarios")
-_BELOW_HARNESS = (*_CORE, "kjoin.conformance.catalogue", "kjoin.conformance.checker",
+_BELOW_HARNESS = (*_CORE, "kjoin.conformance.codec", "kjoin.conformance.catalogue",
+                  "kjoin.conformance.checker",
                   "kjoin.conformance.notation", "kjoin.conformance.protocol")  # fmt: skip
 _DOCUMENTS = ("kjoin.conformance.documents",)
 LAYERS: dict[str, tuple[str, ...]] = {
     "kjoin.oracle": ("kjoin.oracle",),
     "kjoin.scenarios": (),
     "kjoin.reports": ("kjoin.reports",),
-    "kjoin.conformance.catalogue": (*_CORE, "kjoin.conformance.catalogue"),
+    "kjoin.conformance.codec": ("kjoin.oracle",),
+    "kjoin.conformance.catalogue": (*_CORE, "kjoin.conformance.codec", "kjoin.conformance.catalogue"),
     "kjoin.conformance.notation": ("kjoin.oracle",),
     "kjoin.conformance.checker": ("kjoin.oracle", "kjoin.conformance.notation"),
     "kjoin.conformance.protocol": ("kjoin.oracle",),

@@ -21,7 +21,7 @@ from pathlib import Path
 from kjoin.conformance.catalogue.case import Case, case_id
 from kjoin.conformance.catalogue.errors import ScenarioError
 from kjoin.conformance.catalogue.fields import Fields, version_problem
-from kjoin.conformance.catalogue.portable import case_from_json, decode_line
+from kjoin.conformance.catalogue.portable import case_from_line
 from kjoin.conformance.catalogue.seed_tables import load_seed_table
 from kjoin.conformance.catalogue.vocabulary import JOIN_FOLDERS
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
@@ -136,7 +136,7 @@ def _json_lines(path: Path, label: str, errors: list[ScenarioError]) -> Iterator
             )
             continue
         try:
-            yield case_from_json(decode_line(line, label, number), label, number)
+            yield case_from_line(line, label, number)
         except ScenarioError as error:
             errors.append(error)
 

@@ -29,8 +29,17 @@ from kjoin.conformance.catalogue.cells import (
 )
 from kjoin.conformance.catalogue.errors import ScenarioError
 from kjoin.conformance.catalogue.fields import Fields
-from kjoin.conformance.catalogue.portable import SETTINGS_FIELDS, settings_from
 from kjoin.conformance.catalogue.vocabulary import DOCUMENTS, FEATURES, FLAGS, VARIANTS_OF
+from kjoin.conformance.codec import (
+    CodecError,
+    SettingsJson,
+    VersionedJson,
+    WindowJson,
+    settings_from,
+    spec_field,
+    versioned_from,
+    window_from,
+)
 from kjoin.oracle.records import (
     FK_EXTRACTORS,
     JOIN_KINDS,
@@ -40,8 +49,6 @@ from kjoin.oracle.records import (
     Output,
     Record,
     Variant,
-    Versioning,
-    Window,
 )
 
 __all__ = ["load_seed_table"]
@@ -104,13 +111,16 @@ def _cases(fields: Fields, raw: Mapping[str, Any]) -> list[Case]:
     )
     flags = fields.choices(raw.get("flags", []), "flags", FLAGS, empty_ok=True)
     reference = _reference(fields, fields.need(raw, "source", "source"))
-    window = _window(fields, raw.get("window"), join)
+    try:
+        window = window_from(_toml_window(raw.get("window")), join)
+        versioned = versioned_from(spec_field(raw.get("versioned"), "versioned"), join)
+        settings = settings_from(spec_field(raw.get("settings"), "settings"))
+    except CodecError as error:
+        raise fields.fail(error.field, error.value, error.problem) from None
     stores = fields.choice(raw.get("stores", "rocksdb"), "stores", STORE_KINDS)
     if "fk_extractor" in raw and join != "fk":
         raise fields.fail("fk_extractor", raw["fk_extractor"], "is only allowed for join = 'fk'")
     extractor = fields.choice(raw.get("fk_extractor", "colon-prefix"), "fk_extractor", FK_EXTRACTORS)
-    versioned = _versioned(fields, raw.get("versioned"), join)
-    settings = settings_from(fields, raw.get("settings"))
     text = fields.text(fields.need(raw, "input", "input"), "input", multiline=True)
     try:
         records = parse_input(text, allow_colon=join == "fk")
@@ -152,9 +162,9 @@ def _top_level(fields: Fields, raw: Mapping[str, Any]) -> None:
     fields.table(raw, "", _TOP_KEYS)
     nested: list[tuple[str, object, frozenset[str]]] = [
         ("source", raw.get("source"), _SOURCE_KEYS),
-        ("window", raw.get("window"), frozenset({"before", "after", "grace", "legacy"})),
-        ("versioned", raw.get("versioned"), frozenset({"left", "right", "history_ms"})),
-        ("settings", raw.get("settings"), SETTINGS_FIELDS),
+        ("window", raw.get("window"), _WINDOW_KEYS),
+        ("versioned", raw.get("versioned"), frozenset(VersionedJson.__struct_fields__)),
+        ("settings", raw.get("settings"), frozenset(SettingsJson.__struct_fields__)),
     ]
     for name, allowed in (("expected", _BLOCK_KEYS), ("errata", _ERRATUM_KEYS)):
         items = raw.get(name)
@@ -166,6 +176,18 @@ def _top_level(fields: Fields, raw: Mapping[str, Any]) -> None:
             if misplaced:
                 problem = "is a top-level key: top-level keys must come before the first [table] header"
                 raise fields.fail(f"{at}.{misplaced[0]}", table[misplaced[0]], problem)
+
+
+_WINDOW_KEYS = frozenset(WindowJson.__struct_fields__) - {"api"}
+
+
+def _toml_window(value: object) -> WindowJson | None:
+    """A TOML window: the portable window's fields but ``api`` (free text that only captured traces keep)."""
+    if isinstance(value, Mapping) and "api" in value:
+        known = ", ".join(sorted(_WINDOW_KEYS))
+        raise CodecError("window.api", value["api"], f"is an unknown key (known: {known})")
+    window: WindowJson | None = spec_field(value, "window")
+    return window
 
 
 def _cell_error(fields: Fields, error: CellError) -> ScenarioError:
@@ -187,44 +209,6 @@ def _reference(fields: Fields, value: object) -> Reference:
     else:
         info = fields.text(table["info"], "source.info", multiline=True) if "info" in table else ""
     return Reference(document=document, section=section, info=info)
-
-
-def _window(fields: Fields, value: object, join: JoinKind) -> Window | None:
-    """Stream-stream: ``before`` (required), ``after`` (default ``before``), ``grace``, ``legacy`` (the
-    deprecated ``JoinWindows.of(before).grace(grace)``). Stream-table: ``grace`` only (KIP-923)."""
-    if value is None:
-        if join == "stream-stream":
-            raise fields.fail("window", None, "is missing: a stream-stream join needs a window")
-        return None
-    if join in ("table-table", "fk"):
-        raise fields.fail("window", value, f"is not allowed for a {join} join")
-    allowed = frozenset({"before", "after", "grace", "legacy"} if join == "stream-stream" else {"grace"})
-    table = fields.table(value, "window", allowed)
-    grace = None if "grace" not in table else fields.count(table["grace"], "window.grace")
-    if join == "stream-table":
-        if grace is None:
-            raise fields.fail("window.grace", None, "is missing: a stream-table window only gives grace")
-        return Window(grace=grace)
-    before = fields.count(fields.need(table, "before", "window.before"), "window.before")
-    after = fields.count(table.get("after", before), "window.after")
-    legacy = fields.boolean(table.get("legacy", False), "window.legacy")
-    return Window(before=before, after=after, grace=grace, legacy=legacy)
-
-
-def _versioned(fields: Fields, value: object, join: JoinKind) -> Versioning | None:
-    if value is None:
-        return None
-    if join == "stream-stream":
-        raise fields.fail("versioned", value, "is not allowed for a stream-stream join (it has no tables)")
-    table = fields.table(value, "versioned", frozenset({"left", "right", "history_ms"}))
-    left = fields.boolean(table.get("left", False), "versioned.left")
-    right = fields.boolean(table.get("right", False), "versioned.right")
-    history = fields.count(fields.need(table, "history_ms", "versioned.history_ms"), "versioned.history_ms")
-    if join == "stream-table" and left:
-        raise fields.fail(
-            "versioned.left", left, "must be false: the left side of a stream-table join is a stream"
-        )
-    return Versioning(left=left, right=right, history_ms=history)
 
 
 def _blocks(

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from kjoin.conformance.cli.common import EXIT_OK, Streams, UsageError
+from kjoin.conformance.codec import canonical_line
 from kjoin.conformance.kafka.driver import KafkaDriver, release_of
 from kjoin.conformance.kafka.maven import MavenError
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
@@ -45,8 +46,8 @@ def _kafka(args: argparse.Namespace, streams: Streams) -> int:
         raise UsageError(f"kafka: --version: {error}") from error
     try:
         with KafkaDriver(release, timing=args.timing) as driver:
-            for answer in driver.answers(streams.stdin):
-                streams.stdout.write(json.dumps(answer, separators=(",", ":"), ensure_ascii=False) + "\n")
+            for answer in driver.answer_lines(streams.stdin):
+                streams.stdout.write(canonical_line(answer))
                 streams.stdout.flush()
     except MavenError as error:  # DriverError, or Java or Maven missing
         raise UsageError(f"kafka: {error}") from error

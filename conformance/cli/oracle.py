@@ -11,16 +11,16 @@
 from __future__ import annotations
 
 import argparse
-import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from kjoin.conformance.catalogue import Case, ScenarioError, case_id, load_file
-from kjoin.conformance.catalogue.portable import case_from_json, decode_line, error_answer, output_to_json
+from kjoin.conformance.catalogue.portable import case_from_line
 from kjoin.conformance.checker import Emitted, check
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, version_argument
+from kjoin.conformance.codec import answer_line, error_line
 from kjoin.conformance.harness.text import describe_case, render_trace
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.engine import run
@@ -62,9 +62,9 @@ def _oracle(args: argparse.Namespace, streams: Streams) -> int:
         extra = [name for name in ("file", "id", "kafka", "variant") if getattr(args, name) is not None]
         if extra:
             raise UsageError(f"oracle --jsonl reads stdin only; remove {', '.join(extra)}")
+        write = _line_writer(streams)
         for line in _answers(streams, intended=args.intended):
-            streams.stdout.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n")
-            streams.stdout.flush()
+            write(line)
         return EXIT_OK
     if args.file is None:
         raise UsageError("oracle: give a scenario FILE, or --jsonl to read portable scenarios on stdin")
@@ -85,28 +85,48 @@ def _stdin_lines(streams: Streams) -> Iterator[tuple[int, str | UnicodeDecodeErr
             yield number, error
 
 
-def _answers(streams: Streams, *, intended: bool) -> Iterator[dict[str, Any]]:
+def _line_writer(streams: Streams) -> Callable[[bytes], None]:
+    """Writes one encoded answer line and flushes it (to the binary stream under stdout when there is one)."""
+    text = streams.stdout
+    binary = getattr(text, "buffer", None)
+    if binary is None:
+
+        def write_text(line: bytes) -> None:
+            text.write(line.decode("utf-8"))
+            text.flush()
+
+        return write_text
+    text.flush()
+
+    def write_binary(line: bytes) -> None:
+        binary.write(line)
+        binary.flush()
+
+    return write_binary
+
+
+def _answers(streams: Streams, *, intended: bool) -> Iterator[bytes]:
     for number, line in _stdin_lines(streams):
         if isinstance(line, UnicodeDecodeError):
-            yield error_answer(None, f"stdin:{number} [?] field (line): is not UTF-8 text ({line.reason})")
+            yield error_line(None, f"stdin:{number} [?] field (line): is not UTF-8 text ({line.reason})")
         elif line.strip():
             yield answer(line, number, intended=intended)
 
 
-def answer(line: str, number: int, *, intended: bool = False, where: str = "stdin") -> dict[str, Any]:
-    """The answer line for one portable scenario line: the oracle's outputs, or the error that stops it."""
+def answer(line: str, number: int, *, intended: bool = False, where: str = "stdin") -> bytes:
+    """The answer line (JSON, newline-terminated) for one portable scenario line: the oracle's outputs, or
+    the error that stops it."""
     try:
-        obj = decode_line(line, where, number)
-        case = case_from_json(obj, where, number)
+        case = case_from_line(line, where, number)
     except ScenarioError as error:
-        return error_answer(error.scenario_id, error)
+        return error_line(error.scenario_id, str(error))
     if intended:
         case = replace(case, intended=True)
     try:
         outputs = run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
     except (OracleError, UnknownVersionError) as error:
-        return error_answer(case.scenario, f"{where}:{number} [{case.scenario}] {error}")
-    return {"id": case.scenario, "outputs": [output_to_json(output) for output in outputs]}
+        return error_line(case.scenario, f"{where}:{number} [{case.scenario}] {error}")
+    return answer_line(case.scenario, outputs)
 
 
 def _chosen(args: argparse.Namespace) -> list[Case]:

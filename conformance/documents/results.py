@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.catalogue.portable import record_json, settings_json
 from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
 from kjoin.conformance.checker import (
     DIVERGENCE_KINDS,
@@ -35,12 +34,22 @@ from kjoin.conformance.checker import (
     Divergence,
     Emitted,
 )
+from kjoin.conformance.codec import (
+    output_json as codec_output_json,
+)
+from kjoin.conformance.codec import (
+    outputs_from_results,
+    record_json,
+    records_from_results,
+    results_spec_json,
+    spec_from_results,
+)
 from kjoin.conformance.documents.explain import explain, stream_times
 from kjoin.conformance.documents.outcomes import STATUS_MEANINGS, CaseOutcome
 from kjoin.conformance.documents.verdicts import Scored, verdicts
 from kjoin.conformance.protocol import Candidate, DeclaredDifference
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
-from kjoin.oracle.records import JoinSpec, Output, Record, Settings, Versioning, Window
+from kjoin.oracle.records import Output
 
 __all__ = [
     "SCHEMA",
@@ -74,11 +83,8 @@ class ResultsError(ValueError):
 
 
 def output_json(output: Output | None) -> dict[str, Any] | None:
-    if output is None:
-        return None
-    value = None if output.value is None else [output.value[0], output.value[1]]
-    cause = None if output.cause == UNKNOWN_CAUSE else output.cause
-    return {"key": output.key, "value": value, "ts": output.ts, "cause": cause}
+    """An output with its ``cause`` (``null`` when unknown), or ``None``."""
+    return None if output is None else codec_output_json(output, cause=True)
 
 
 def _divergence(divergence: Divergence) -> dict[str, Any]:
@@ -91,24 +97,7 @@ def _divergence(divergence: Divergence) -> dict[str, Any]:
     }
 
 
-def spec_json(spec: JoinSpec) -> dict[str, Any]:
-    """The join spec in the portable format's fields; ``settings`` only when not the default."""
-    window, versioned = spec.window, spec.versioned
-    data: dict[str, Any] = {
-        "join": spec.join,
-        "variant": spec.variant,
-        "stores": spec.stores,
-        "fk_extractor": spec.fk_extractor,
-        "window": None
-        if window is None
-        else {"before": window.before, "after": window.after, "grace": window.grace, "legacy": window.legacy},
-        "versioned": None
-        if versioned is None
-        else {"left": versioned.left, "right": versioned.right, "history_ms": versioned.history_ms},
-    }
-    if spec.settings != Settings():
-        data["settings"] = settings_json(spec.settings)
-    return data
+spec_json = results_spec_json
 
 
 def _declared(declared: DeclaredDifference) -> dict[str, Any]:
@@ -303,39 +292,12 @@ def _scored(case: Mapping[str, Any]) -> Scored | None:
     """A checked case with the candidate's outputs, rebuilt from its JSON for the verdicts."""
     if case["status"] not in _SCORED or case["actual"] is None or case["mode"] not in MODES:
         return None
-    spec = _spec(case["spec"])
-    records = tuple(
-        Record(r["side"], r["key"], r["value"], r["ts"], r.get("wall_clock"), r.get("commit", False))
-        for r in case["records"]
-    )
-    actual = tuple(_output(o) for o in case["actual"])
+    spec = spec_from_results(case["spec"])
+    records = records_from_results(case["records"])
+    actual = outputs_from_results(case["actual"])
     known = all(output.cause != UNKNOWN_CAUSE for output in actual)
     rebuilt = Case(case["id"], case["scenario"], case["kafka"], case["intended"], spec, records)
     return Scored(rebuilt, Emitted(actual, causes_known=known), case["mode"])
-
-
-def _spec(data: Mapping[str, Any]) -> JoinSpec:
-    window = data["window"]
-    versioned = data["versioned"]
-    return JoinSpec(
-        join=data["join"],
-        variant=data["variant"],
-        window=None
-        if window is None
-        else Window(window["before"], window["after"], window["grace"], window["legacy"]),
-        stores=data["stores"],
-        versioned=None
-        if versioned is None
-        else Versioning(versioned["left"], versioned["right"], versioned["history_ms"]),
-        fk_extractor=data["fk_extractor"],
-        settings=Settings(**data.get("settings", {})),
-    )
-
-
-def _output(data: Mapping[str, Any]) -> Output:
-    value = None if data["value"] is None else (data["value"][0], data["value"][1])
-    cause = UNKNOWN_CAUSE if data["cause"] is None else data["cause"]
-    return Output(data["key"], value, data["ts"], cause)
 
 
 # --- writing: a journal while the run goes, one atomic rename at the end ------------------------------------

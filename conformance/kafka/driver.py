@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from kjoin.conformance.codec import decode_answer
 from kjoin.conformance.kafka.maven import (
     MavenError,
     build_lock,
@@ -33,6 +36,7 @@ from kjoin.conformance.kafka.maven import (
     require_tool,
     sources_digest,
 )
+from kjoin.oracle.records import Output
 
 __all__ = [
     "DRIVER_SOURCES",
@@ -171,7 +175,19 @@ class KafkaDriver:
         self._process = None
 
     def answers(self, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-        """One answer per (non-blank) portable line, in order; the driver stops when the input ends."""
+        """One answer per (non-blank) portable line, in order, as plain JSON data."""
+        for text in self.answer_lines(lines):
+            yield msgspec.json.decode(text)
+
+    def outputs(self, lines: Iterable[str]) -> Iterator[tuple[str | None, tuple[Output, ...] | str]]:
+        """One answer per (non-blank) portable line, in order: its id and Kafka's outputs (emitting inputs
+        unknown), or Kafka's error."""
+        for text in self.answer_lines(lines):
+            yield decode_answer(text)
+
+    def answer_lines(self, lines: Iterable[str]) -> Iterator[str]:
+        """One answer line (JSON text) per (non-blank) portable line, in order; the driver stops when the
+        input ends."""
         process = self._process
         if process is None or process.stdin is None or process.stdout is None or process.stderr is None:
             raise DriverError("the driver is not running (use KafkaDriver as a context manager)")
@@ -196,8 +212,7 @@ class KafkaDriver:
         reader = threading.Thread(target=drain, daemon=True)
         writer.start()
         reader.start()
-        for text in process.stdout:
-            yield json.loads(text)
+        yield from process.stdout
         writer.join()
         process.wait()
         reader.join()

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.catalogue.fields import Fields
-from kjoin.conformance.catalogue.portable import case_json, output_from_json
+from kjoin.conformance.catalogue.portable import case_json
 from kjoin.conformance.checker import CandidateFailure, Emitted, check
 from kjoin.conformance.differential.generate import Generated, generate_cases
 from kjoin.conformance.differential.profiles import FuzzProfile
@@ -28,7 +27,7 @@ from kjoin.conformance.differential.shrink import Shrunk, shrink
 from kjoin.conformance.documents.outcomes import CaseOutcome, kafka_outputs
 from kjoin.conformance.kafka.driver import DriverInfo, KafkaDriver, driver_info, release_of
 from kjoin.conformance.protocol import Claim
-from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS, JoinKind
+from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS, JoinKind, Output
 
 __all__ = ["VerifyReport", "golden_line", "save_golden", "verify", "verify_cases"]
 
@@ -61,15 +60,9 @@ class VerifyReport:
         return tuple(outcome for outcome in self.outcomes if outcome.status == "fail")
 
 
-def _kafka_answer(answer: dict[str, Any], where: str) -> Emitted | str:
+def _kafka_answer(answer: tuple[Output, ...] | str) -> Emitted | str:
     """Real Kafka's outputs (order known, emitting inputs not), or why it emitted none (an error line)."""
-    if "error" in answer:
-        return str(answer["error"])
-    fields = Fields(where)
-    outputs = tuple(
-        output_from_json(fields, item, f"outputs[{i}]") for i, item in enumerate(answer["outputs"])
-    )
-    return Emitted(outputs, causes_known=False)
+    return answer if isinstance(answer, str) else Emitted(answer, causes_known=False)
 
 
 def evaluator(
@@ -81,13 +74,13 @@ def evaluator(
     def evaluate(cases: Sequence[Case]) -> dict[str, CaseOutcome]:
         lines = [json.dumps(dict(case_json(case), id=case.id)) for case in cases]
         with KafkaDriver(release, timing=True) as driver:
-            answers = list(driver.answers(lines))
+            answers = [answer for _, answer in driver.outputs(lines)]
         calls.append(1)
         if driver.timing_report is not None:
             timings.append(driver.timing_report)
         outcomes: dict[str, CaseOutcome] = {}
         for case, answer in zip(cases, answers, strict=True):
-            outcomes[case.id] = _outcome(case, _kafka_answer(answer, case.id), names)
+            outcomes[case.id] = _outcome(case, _kafka_answer(answer), names)
         return outcomes
 
     return evaluate

@@ -15,6 +15,12 @@ Prints per join: records per second of each, the ratio (the oracle's target is `
 TopologyTestDriver) and whether both emitted exactly the same outputs. Timings are means over the repeats;
 the machine is shared, so read ratios, not absolute figures. Needs Java 17 and Maven (the first run builds
 the driver of that release into the cache).
+
+Then, as a user runs them (``process_cpu``): the whole-process CPU of ``kjoin oracle --jsonl`` and of
+``kjoin kafka --version V`` on the same file of ``--process-records`` records over ``--process-keys`` keys,
+for in-memory and RocksDB stores, beside the oracle's own CPU; it prints the command line's overhead over
+the oracle (target at most ``OVERHEAD_TARGET``x) and the kafka / oracle CPU ratio (target at least
+``TARGET_RATIO``x). ``--process-records 0`` skips it.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from dataclasses import replace
 from tabulate import tabulate
 
 from benchmarks.oracle_throughput import BENCHMARKS, TARGET_RATIO, Benchmark, records_for
+from benchmarks.process_cpu import OVERHEAD_TARGET, measure_processes
 from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.catalogue.portable import case_json, output_to_json
 from kjoin.conformance.kafka.driver import KafkaDriver, release_of
@@ -62,6 +69,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
     parser.add_argument("--stores", choices=("memory", "rocksdb"), default="memory")
     parser.add_argument("--seed", type=int, default=20_241_025)
+    parser.add_argument(
+        "--process-records",
+        type=int,
+        default=100_000,
+        help="whole-process runs' records (0: skip)",
+    )
+    parser.add_argument("--process-keys", type=int, default=1_000, help="keys of the whole-process runs")
     args = parser.parse_args(argv)
     release = release_of(args.kafka)
     behaviour = behaviour_for(release)
@@ -129,7 +143,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"apart from the timed work: JVM start to main {jvm_ms:.0f} ms (per driver process), topology build, "
         f"driver setup and teardown {setup_ms:.0f} ms in all"
     )
-    return 0 if all(row[-1] == "yes" for row in rows) else 1
+    met = all(row[-1] == "yes" for row in rows)
+    if args.process_records > 0:
+        met = _whole_processes(release, args.process_records, args.process_keys, args.seed) and met
+    return 0 if met else 1
+
+
+def _whole_processes(release: str, records: int, keys: int, seed: int) -> bool:
+    """The whole-process table (module docstring); whether every workload meets both targets."""
+    rows = []
+    met = True
+    for stores in ("memory", "rocksdb"):
+        for benchmark in BENCHMARKS:
+            cpu = measure_processes(benchmark, release, stores, records, keys, seed)
+            ok = cpu.overhead <= OVERHEAD_TARGET and cpu.kafka_ratio >= TARGET_RATIO and cpu.same_outputs
+            met = met and ok
+            rows.append(
+                [
+                    benchmark.name,
+                    stores,
+                    f"{cpu.oracle_s:.2f}",
+                    f"{cpu.kjoin_oracle_s:.2f}",
+                    f"{cpu.overhead:.1f}x",
+                    f"{cpu.kjoin_kafka_s:.2f}",
+                    f"{cpu.kafka_ratio:.1f}x",
+                    "yes" if cpu.same_outputs else "NO",
+                ]
+            )
+    headers = [
+        "join",
+        "stores",
+        "oracle CPU s",
+        "kjoin oracle --jsonl CPU s",
+        f"overhead (<= {OVERHEAD_TARGET:g}x)",
+        f"kjoin kafka --version {release} CPU s",
+        f"kafka / oracle (>= {TARGET_RATIO}x)",
+        "same outputs",
+    ]
+    print(
+        f"\nwhole processes as a user runs them: one scenario of {records:,} records over {keys:,} keys, "
+        "CPU (user + system) summed over each process tree"
+    )
+    print(tabulate(rows, headers=headers, disable_numparse=True))
+    return met
 
 
 if __name__ == "__main__":

@@ -1,0 +1,94 @@
+"""Whole-process CPU of what a user runs: ``kjoin oracle --jsonl`` against ``kjoin kafka --version V``.
+
+Both commands read the same portable file (one scenario of ``--records`` generated records, the workload of
+``oracle_throughput.records_for``) and write their answer; each runs as its own process, and its CPU time
+(user + system) is summed over the process tree: ``resource.getrusage(RUSAGE_CHILDREN)`` before and after
+each waited-for subprocess (``kjoin kafka`` waits for its JVM, so the JVM's CPU, all its threads, counts).
+Beside them, the oracle's own processing in this process (``run`` on the same records, CPU time) gives the
+command line's overhead: ``(kjoin oracle CPU - oracle CPU) / oracle CPU``. Used by ``kafka_vs_oracle``.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from benchmarks.oracle_throughput import Benchmark, records_for
+from kjoin.conformance.catalogue import Case, case_id
+from kjoin.conformance.catalogue.portable import case_json
+from kjoin.oracle import behaviour_for, run
+
+__all__ = ["OVERHEAD_TARGET", "ProcessCpu", "kjoin_command", "measure_processes"]
+
+OVERHEAD_TARGET = 1.0
+"""``kjoin oracle --jsonl`` may spend at most this many times the oracle's own CPU on everything else."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessCpu:
+    """CPU seconds of one workload: the oracle in this process, and the two commands as whole processes."""
+
+    oracle_s: float
+    kjoin_oracle_s: float
+    kjoin_kafka_s: float
+    same_outputs: bool
+
+    @property
+    def overhead(self) -> float:
+        """The command line's CPU beyond the oracle's own processing, in multiples of the latter."""
+        return (self.kjoin_oracle_s - self.oracle_s) / self.oracle_s if self.oracle_s else float("inf")
+
+    @property
+    def kafka_ratio(self) -> float:
+        """``kjoin kafka`` CPU over ``kjoin oracle --jsonl`` CPU."""
+        return self.kjoin_kafka_s / self.kjoin_oracle_s if self.kjoin_oracle_s else float("inf")
+
+
+def kjoin_command() -> list[str]:
+    """``kjoin`` as the installed script beside this interpreter (``python -m kjoin.conformance`` if none)."""
+    script = Path(sys.executable).parent / "kjoin"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "kjoin.conformance"]
+
+
+def _children_cpu(command: Sequence[str], stdin: Path) -> tuple[float, bytes]:
+    """CPU seconds of ``command`` and every process it waited for, and its stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with stdin.open("rb") as source:
+        done = subprocess.run(list(command), stdin=source, capture_output=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, done.stdout
+
+
+def measure_processes(
+    benchmark: Benchmark, release: str, stores: str, records: int, keys: int, seed: int
+) -> ProcessCpu:
+    """The CPU of one workload through the oracle (in this process), ``kjoin oracle --jsonl`` and
+    ``kjoin kafka --version release``; the driver of ``release`` must be built already."""
+    generated = records_for(benchmark.spec.join, records, keys, seed)
+    spec = replace(benchmark.spec, stores=stores)  # type: ignore[arg-type]
+    scenario = f"bench-{benchmark.name.replace(' ', '-')}"
+    case = Case(
+        case_id(scenario, spec.variant, release, False), scenario, release, False, spec, tuple(generated)
+    )
+    behaviour = behaviour_for(release)
+    started = time.process_time()
+    run(case.spec, case.records, behaviour)
+    oracle_s = time.process_time() - started
+    with tempfile.TemporaryDirectory(prefix="kjoin-bench-") as folder:
+        path = Path(folder) / "scenario.jsonl"
+        path.write_text(json.dumps(case_json(case)) + "\n", encoding="utf-8")
+        kjoin = kjoin_command()
+        oracle_cpu, oracle_out = _children_cpu([*kjoin, "oracle", "--jsonl"], path)
+        kafka_cpu, kafka_out = _children_cpu([*kjoin, "kafka", "--version", release], path)
+    same = json.loads(oracle_out).get("outputs") == json.loads(kafka_out).get("outputs")
+    return ProcessCpu(oracle_s, oracle_cpu, kafka_cpu, same)

@@ -177,8 +177,8 @@ class OuterJoinBuffer:
 
     ``stream_time`` is the largest ts seen by either processor (``-1`` before any). ``min_time`` is Kafka's
     ``TimeTracker#minTime``; ``None`` stands for ``Long.MAX_VALUE``, its value only when the last pass found
-    the store empty and nothing was held since, so ``None`` implies an empty store (and Kafka's overflowing
-    early-return sum for it in 3.8+ makes no difference).
+    the store empty and nothing was held since, so ``None`` implies an empty store (Kafka's early-return sum
+    for it overflows in 3.8+, so an empty pass runs: it changes nothing but the emit throttle, spec PR-2).
 
     ``wall_clock`` is the wall-clock time (ms since the start of the run) of the record being processed, and
     ``next_time_to_emit`` Kafka's ``TimeTracker#nextTimeToEmit`` (0 until the first pass): the emit throttle
@@ -276,7 +276,15 @@ class OuterJoinBuffer:
         ``minTime + joinAfter + grace >= streamTime``; the pass leaves ``minTime`` at the ts of the last
         record it *visited* (it walks on past open records), not the earliest one still held."""
         join_after = self._after if left_processor else self._before
-        if self.min_time is None or self.min_time + join_after + self._grace >= self.stream_time:
+        if self.min_time is None:
+            # Nothing is held and minTime is Long.MAX_VALUE: the sum below overflows to a negative number
+            # unless joinAfter + grace is 0, so the pass runs over the empty store. It emits nothing, but it
+            # takes the emit throttle's turn (spec PR-2).
+            if join_after + self._grace <= 0 or not self._emit_interval:
+                return
+            self._throttled()
+            return
+        if self.min_time + join_after + self._grace >= self.stream_time:
             return
         if self._emit_interval and self._throttled():
             return

@@ -20,29 +20,28 @@ Equivalence levels (``Mode``), strongest first:
   meaningful for table results (table-table and foreign-key joins) only.
 
 Outputs are compared on key, value and timestamp; ``timestamps=False`` (a file that states none) makes every
-timestamp match. ``DIVERGENCE_KINDS`` lists the kinds of divergence, each with its meaning. Details are
-sentences in the project's notation naming the two sides (``names``: Kafka and the candidate by default; the
-scenario file and the oracle when ``kjoin check`` compares them).
+timestamp match. The kinds of divergence, each with its meaning, are ``DIVERGENCE_KINDS`` in
+``kjoin.conformance.documents.vocabulary``. Details are sentences in the project's notation naming the two
+sides (``names``: Kafka and the candidate by default; the scenario file and the oracle when ``kjoin check``
+compares them).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Literal, get_args
 
+from kjoin.conformance.documents.vocabulary import KIND_ORDER, DivergenceKind
 from kjoin.conformance.notation import show_output
 from kjoin.oracle.records import Output
 
 __all__ = [
-    "DIVERGENCE_KINDS",
     "MODES",
     "UNKNOWN_CAUSE",
     "CandidateFailure",
     "Divergence",
-    "DivergenceKind",
     "Emitted",
     "Mode",
     "Status",
@@ -53,28 +52,6 @@ __all__ = [
 Mode = Literal["exact", "key-order", "multiset", "table"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 Status = Literal["pass", "fail", "unknown"]
-DivergenceKind = Literal[
-    "missing-output",
-    "unexpected-output",
-    "wrong-value",
-    "wrong-timestamp",
-    "wrong-input",
-    "out-of-order",
-    "candidate-error",
-]
-DIVERGENCE_KINDS: Mapping[DivergenceKind, str] = MappingProxyType(
-    {
-        "missing-output": "Kafka emits this output; the candidate does not",
-        "unexpected-output": "the candidate emits this output; Kafka does not",
-        "wrong-value": "at the same place (same key, same emitting input or timestamp) another value",
-        "wrong-timestamp": "the same key and value, with another timestamp",
-        "wrong-input": "the same output, emitted while processing another input record",
-        "out-of-order": "the same outputs from the same inputs, emitted in another order",
-        "candidate-error": "the candidate failed or returned unusable rows",
-    }
-)
-"""The closed list of divergence kinds, each with its meaning (reports and docs show these sentences)."""
-assert tuple(DIVERGENCE_KINDS) == get_args(DivergenceKind)
 
 UNKNOWN_CAUSE = -1
 """``Output.cause`` of an output whose emitting input is not known."""
@@ -162,7 +139,7 @@ def check(
     return Verdict("fail" if ordered else "pass", mode, ordered)
 
 
-_KIND_ORDER = {kind: index for index, kind in enumerate(DIVERGENCE_KINDS)}
+_KIND_ORDER = {kind: index for index, kind in enumerate(KIND_ORDER)}
 
 
 def _position(divergence: Divergence) -> tuple[bool, int, int]:

@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from kjoin.conformance.documents.vocabulary import DivergenceKind
+from kjoin.conformance.notation import show_key, show_operand, show_output_json
 from kjoin.reports.html import text
-from kjoin.reports.model import key_text, output_text
 
 __all__ = ["Column", "Item", "Mark", "era_columns", "render_diff_table", "unified_column"]
 
@@ -23,7 +24,7 @@ Mark = Literal["same", "missing", "unexpected", "order"]
 Output = Mapping[str, Any]
 
 _GLYPH: dict[Mark, str] = {"same": "", "missing": "\u2212 ", "unexpected": "+ ", "order": "~ "}
-_ORDER_KINDS = frozenset({"out-of-order", "wrong-input"})
+_ORDER_KINDS: frozenset[DivergenceKind] = frozenset({"out-of-order", "wrong-input"})
 _UNKNOWN = -1
 """Row of outputs whose emitting input is unknown (the candidate reported no ``idx``)."""
 
@@ -144,7 +145,9 @@ def _item_cell(item: Item | None, input_key: object) -> str:
         return "<td></td>"
     title = f' title="{text(item.note)}"' if item.note else ""
     css = "" if item.mark == "same" else f' class="m-{item.mark}"'
-    return f"<td{css}{title}>{text(_GLYPH[item.mark] + output_text(item.output, input_key))}</td>"
+    return (
+        f"<td{css}{title}>{text(_GLYPH[item.mark] + show_output_json(item.output, input_key=input_key))}</td>"
+    )
 
 
 def _input_cells(index: int, record: Mapping[str, Any] | None, show_keys: bool, marker: str) -> str:
@@ -153,8 +156,8 @@ def _input_cells(index: int, record: Mapping[str, Any] | None, show_keys: bool, 
             f'<td class="idx">{text(marker + str(index))}</td><td class="in"></td><td class="in"></td>'
             '<td class="in"></td>'
         )
-    value = "null" if record.get("value") is None else record.get("value")
-    shown = f"{key_text(record.get('key'))}: {value}" if show_keys else value
+    value = show_operand(record.get("value"))
+    shown = f"{show_key(record.get('key'))}: {value}" if show_keys else value
     left, right = (shown, "") if record.get("side") == "left" else ("", shown)
     return (
         f'<td class="idx">{text(marker + str(index))}</td><td class="in">{text(record.get("ts"))}</td>'
@@ -177,7 +180,7 @@ def render_diff_table(
     for column in columns:
         indexes.update(column)
     known = sorted(index for index in indexes if index >= 0)
-    show_keys = len({key_text(record.get("key")) for record in records}) > 1
+    show_keys = len({show_key(record.get("key")) for record in records}) > 1
     head = "".join(f"<th>{text(h)}</th>" for h in ["#", "ts", "left", "right", *headers])
     lines = [f'<table class="diff"><thead><tr>{head}</tr></thead><tbody>']
     for index in [*known, *([_UNKNOWN] if _UNKNOWN in indexes else [])]:

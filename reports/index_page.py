@@ -16,16 +16,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from kjoin.conformance.documents.vocabulary import FAILING, KIND_ORDER, STATUS_ORDER
 from kjoin.reports.html import attr, element, page, status_badge, table, text
-from kjoin.reports.model import (
-    FAILING,
-    JOIN_ORDER,
-    KIND_ORDER,
-    STATUS_ORDER,
-    VARIANT_ORDER,
-    kafka_order,
-    ordered,
-)
+from kjoin.reports.model import JOIN_ORDER, VARIANT_ORDER, kafka_order, ordered
 from kjoin.reports.scenario_page import group_anchor, scenario_file
 
 __all__ = ["filter_link", "render_index_page"]

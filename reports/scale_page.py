@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kjoin.conformance.notation import show_key, show_operand, show_output_json
 from kjoin.reports.html import page, status_badge, table, text
 
 __all__ = ["render_scale_page"]
@@ -15,10 +16,9 @@ __all__ = ["render_scale_page"]
 _BAR = 160
 
 
-def _value(output: Mapping[str, Any]) -> str:
-    value = output.get("value")
-    body = "null" if value is None else " - ".join("null" if v is None else str(v) for v in value)
-    return f"{output.get('key')}: {body} @{output.get('ts')}"
+def _shown(record: Mapping[str, Any]) -> str:
+    """An input record in its side's column: ``k1: L1``."""
+    return f"{show_key(record.get('key'))}: {show_operand(record.get('value'))}"
 
 
 def _divergences(task: Mapping[str, Any]) -> int:
@@ -131,7 +131,7 @@ def render_scale_page(document: Mapping[str, Any], *, banner: str = "") -> str:
     for sample in document.get("samples") or []:
         first = sample.get("first_at")
         divergences = [
-            [text(d.get("kind")), text(d.get("at")), text(_value(d.get("output") or {}))]
+            [text(d.get("kind")), text(d.get("at")), text(show_output_json(d.get("output") or {}))]
             for d in sample.get("divergences") or []
         ]
         context = []
@@ -142,12 +142,8 @@ def render_scale_page(document: Mapping[str, Any], *, banner: str = "") -> str:
                     text(f"{mark}{record.get('index')}"),
                     text(record.get("offset")),
                     text(record.get("ts")),
-                    text(
-                        f"{record.get('key')}: {record.get('value')}" if record.get("side") == "left" else ""
-                    ),
-                    text(
-                        f"{record.get('key')}: {record.get('value')}" if record.get("side") == "right" else ""
-                    ),
+                    text(_shown(record) if record.get("side") == "left" else ""),
+                    text(_shown(record) if record.get("side") == "right" else ""),
                 ]
             )
         body += [

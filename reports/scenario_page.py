@@ -15,16 +15,18 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kjoin.conformance.documents.vocabulary import FAILING, OutcomeStatus
+from kjoin.conformance.notation import show_output_json, show_record_json
 from kjoin.reports.diff_table import render_diff_table, unified_column
 from kjoin.reports.html import element, safe_name, status_badge, table, text
-from kjoin.reports.model import FAILING, VARIANT_ORDER, kafka_order, output_text, record_text
+from kjoin.reports.model import VARIANT_ORDER, kafka_order
 from kjoin.reports.timeline import render_timeline
 
 __all__ = ["LEGEND", "describe_spec", "group_anchor", "render_scenario_page", "scenario_file"]
 
 Case = Mapping[str, Any]
 _DIVERGENCES_SHOWN = 200
-_UNCHECKED = frozenset({"not-claimed", "not-applicable"})
+_UNCHECKED: frozenset[OutcomeStatus] = frozenset({"not-claimed", "not-applicable"})
 
 LEGEND = (
     '<p class="legend"><span class="m-missing">\u2212 missing: Kafka emits it, the candidate does not</span>'
@@ -95,7 +97,7 @@ def _first(case: Case) -> str:
     where = "an input the candidate did not name"
     records = case.get("records") or []
     if isinstance(at, int) and 0 <= at < len(records):
-        where = f"input {record_text(records[at], at)}"
+        where = f"input {show_record_json(records[at], at)}"
     words = [f"{case.get('variant')}: first divergence at {where}: {first.get('kind')}"]
     if first.get("detail"):
         words.append(str(first.get("detail")))
@@ -118,7 +120,7 @@ def _state_table(state: Mapping[str, Any]) -> str:
 
 def _state(explanation: Mapping[str, Any]) -> str:
     at = explanation.get("at")
-    emitted = "; ".join(output_text(o) for o in explanation.get("emitted") or []) or "nothing"
+    emitted = "; ".join(show_output_json(o) for o in explanation.get("emitted") or []) or "nothing"
     before = (
         "".join(_state_table(t) for t in explanation.get("before") or [])
         or '<p class="muted">nothing yet</p>'
@@ -140,8 +142,8 @@ def _divergence_table(case: Case) -> str:
         [
             text(d.get("kind")),
             text("" if d.get("at") is None else d.get("at")),
-            text("" if d.get("expected") is None else output_text(d["expected"])),
-            text("" if d.get("actual") is None else output_text(d["actual"])),
+            text("" if d.get("expected") is None else show_output_json(d["expected"])),
+            text("" if d.get("actual") is None else show_output_json(d["actual"])),
             text(d.get("detail") or ""),
         ]
         for d in divergences[:_DIVERGENCES_SHOWN]

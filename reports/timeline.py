@@ -15,8 +15,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kjoin.conformance.documents.vocabulary import DivergenceKind
+from kjoin.conformance.notation import show_key, show_output_json, show_record_json
 from kjoin.reports.html import text
-from kjoin.reports.model import key_text, record_text, value_text
 
 __all__ = ["render_timeline"]
 
@@ -26,6 +27,8 @@ _RIGHT = 24
 _ROW = 20
 _LINKS_SHOWN = 300
 """Above this many outputs the emission links are left out (the picture would be a scribble)."""
+_PLACE_KINDS: frozenset[DivergenceKind] = frozenset({"wrong-input", "out-of-order"})
+"""Kinds about where or in which order an output is emitted, not whether: no output is missing or extra."""
 
 Case = Mapping[str, Any]
 
@@ -39,12 +42,12 @@ def _outputs(case: Case) -> list[tuple[Mapping[str, Any], str]]:
     for divergence in case.get("divergences") or []:
         kind = divergence.get("kind")
         want, got = divergence.get("expected"), divergence.get("actual")
-        if want is not None and kind not in ("wrong-input", "out-of-order"):
+        if want is not None and kind not in _PLACE_KINDS:
             for position in range(len(expected) - 1, -1, -1):
                 if expected[position] == want and marks[position] == "same":
                     marks[position] = "missing"
                     break
-        if got is not None and kind not in ("wrong-input", "out-of-order"):
+        if got is not None and kind not in _PLACE_KINDS:
             extra.append((got, "unexpected"))
     return list(zip(expected, marks, strict=True)) + extra
 
@@ -75,9 +78,9 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
 
     lanes: list[tuple[str, str, object]] = []  # (label, kind, key)
     for side in ("left", "right"):
-        keys = list(dict.fromkeys(key_text(r.get("key")) for r in records if r.get("side") == side))
+        keys = list(dict.fromkeys(show_key(r.get("key")) for r in records if r.get("side") == side))
         lanes += [(f"{side} {key}", side, key) for key in keys]
-    out_keys = list(dict.fromkeys(key_text(o.get("key")) for o, _ in outputs))
+    out_keys = list(dict.fromkeys(show_key(o.get("key")) for o, _ in outputs))
     lanes += [(f"out {key}", "out", key) for key in out_keys]
     stream_lane = join == "stream-stream" and bool(stream_times)
     top = 24 + (_ROW if stream_lane else 0)
@@ -102,11 +105,11 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
         parts += _versions(records, row_of, x, high)
     positions: dict[int, tuple[float, float]] = {}
     for index, record in enumerate(records):
-        y = row_of[(record.get("side"), key_text(record.get("key")))]
+        y = row_of[(record.get("side"), show_key(record.get("key")))]
         cx = x(int(record["ts"]))
         positions[index] = (cx, y)
         css = "rec-null" if record.get("value") is None else f"rec-{record.get('side')}"
-        label = record_text(record, index)
+        label = show_record_json(record, index)
         parts.append(f'<circle class="{css}" cx="{cx}" cy="{y}" r="4"><title>{text(label)}</title></circle>')
     if stream_lane:
         parts += _stream_time(case, x)
@@ -171,7 +174,7 @@ def _windows(
     for record in records:
         if record.get("side") != "left" or record.get("value") is None:
             continue
-        ts, y = int(record["ts"]), row_of[("left", key_text(record.get("key")))]
+        ts, y = int(record["ts"]), row_of[("left", show_key(record.get("key")))]
         x0, x1 = x(ts - before), x(ts + after)
         window = f"window [{ts - before}, {ts + after}] of {record.get('value')}@{ts}"
         parts.append(
@@ -213,7 +216,7 @@ def _versions(
     """Table versions: per side and key, a bar from each update's ts to the next update's (by ts)."""
     updates: dict[tuple[str, str], list[Case]] = defaultdict(list)
     for record in records:
-        updates[(str(record.get("side")), key_text(record.get("key")))].append(record)
+        updates[(str(record.get("side")), show_key(record.get("key")))].append(record)
     parts = []
     for (side, key), items in updates.items():
         y = row_of[(side, key)]
@@ -270,7 +273,7 @@ def _output_marks(
     stacked: dict[tuple[str, int], int] = defaultdict(int)
     first_outputs = [first.get("expected"), first.get("actual")]
     for output, mark in outputs:
-        key = key_text(output.get("key"))
+        key = show_key(output.get("key"))
         ts = int(output["ts"])
         y = row_of[("out", key)] + stacked[(key, ts)] * 3
         stacked[(key, ts)] += 1
@@ -282,7 +285,7 @@ def _output_marks(
             "unexpected": f"only {names[1]}",
         }[mark]
         when = f", emitted at input #{cause}" if isinstance(cause, int) else ""
-        label = f"{key}: {value_text(output.get('value'))} @{ts} ({who}{when})"
+        label = f"{show_output_json(output)} ({who}{when})"
         if isinstance(cause, int) and cause in positions and len(outputs) <= _LINKS_SHOWN:
             rx, ry = positions[cause]
             parts.append(f'<path class="emit" d="M{px},{y}L{rx},{ry}"/>')

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kjoin.conformance.checker import DIVERGENCE_KINDS, MODES, CandidateFailure, Emitted, check
+from kjoin.conformance.checker import MODES, CandidateFailure, Emitted, check
+from kjoin.conformance.documents.vocabulary import DIVERGENCE_KINDS
 from kjoin.oracle.records import Output
 
 A = Output("k1", ("L1", "R1"), 5, 2)

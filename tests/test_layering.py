@@ -3,8 +3,10 @@ import-time dependencies, checked by running it with the extras hidden:
 
 * the oracle is pure Python with no I/O, clock or randomness (STYLE.md house rules 1 and 4): its imports come
   from an allow-list of standard-library modules that compute only;
-* no layer imports upwards: oracle < catalogue < checker < harness < command line, and the reports render
-  documents and import nothing from the oracle or the harness (``LAYERS`` says what each part may import);
+* no layer imports upwards: oracle < catalogue < checker < documents < harness < command line, and the
+  reports render documents and import nothing from the oracle or the harness, only the self-contained
+  notation and vocabularies (``LAYERS`` says what each part may import); the document commands (``kjoin
+  report``, ``compare``, ``diff-versions``) and the reports reach neither Spark nor the harness;
 * nothing imports the source folders by their own names (``oracle``, ``conformance``, ...): they install as
   ``kjoin.*`` and only those names exist for a user;
 * the core (the oracle, the catalogue, the checker, every command's parser; ``kjoin oracle``, ``check``,
@@ -168,6 +170,8 @@ PACKAGES = {"oracle": "kjoin.oracle", "scenarios": "kjoin.scenarios", "conforman
             "reports": "kjoin.reports"}  # fmt: skip
 
 _CORE = ("kjoin.oracle", "kjoin.scenarios")
+_WORDS = ("kjoin.conformance.notation", "kjoin.conformance.documents.vocabulary")
+"""The notation and the vocabularies: self-contained, imported by every layer, the reports included."""
 _BELOW_HARNESS = (*_CORE, "kjoin.conformance.codec", "kjoin.conformance.catalogue",
                   "kjoin.conformance.checker",
                   "kjoin.conformance.notation", "kjoin.conformance.protocol")  # fmt: skip
@@ -175,11 +179,13 @@ _DOCUMENTS = ("kjoin.conformance.documents",)
 LAYERS: dict[str, tuple[str, ...]] = {
     "kjoin.oracle": ("kjoin.oracle",),
     "kjoin.scenarios": (),
-    "kjoin.reports": ("kjoin.reports",),
+    "kjoin.reports": ("kjoin.reports", *_WORDS),
     "kjoin.conformance.codec": ("kjoin.oracle",),
-    "kjoin.conformance.catalogue": (*_CORE, "kjoin.conformance.codec", "kjoin.conformance.catalogue"),
-    "kjoin.conformance.notation": ("kjoin.oracle",),
-    "kjoin.conformance.checker": ("kjoin.oracle", "kjoin.conformance.notation"),
+    "kjoin.conformance.catalogue": (*_CORE, "kjoin.conformance.codec", "kjoin.conformance.notation",
+                                    "kjoin.conformance.catalogue"),
+    "kjoin.conformance.notation": (),
+    "kjoin.conformance.documents.vocabulary": (),
+    "kjoin.conformance.checker": ("kjoin.oracle", *_WORDS),
     "kjoin.conformance.protocol": ("kjoin.oracle",),
     "kjoin.conformance.strategies": ("kjoin.oracle",),
     "kjoin.conformance.candidates": ("kjoin.oracle", "kjoin.conformance.protocol",
@@ -253,7 +259,9 @@ def test_layering_no_module_imports_upwards(path: Path) -> None:
 def test_layering_reports_import_nothing_from_the_oracle_or_the_harness() -> None:
     for path in sorted((ROOT / "reports").rglob("*.py")):
         names = [name for _, name in _kjoin_imports(path)]
-        assert all(name.startswith("kjoin.reports") for name in names), (path, names)
+        assert all(name.startswith(("kjoin.reports", *_WORDS)) for name in names), (path, names)
+    for words in _WORDS:  # what the reports may import besides themselves imports no kjoin module at all
+        assert not LAYERS[words]
 
 
 def test_layering_checker_flags_an_upward_import(tmp_path: Path) -> None:

@@ -13,21 +13,17 @@ import unicodedata
 from dataclasses import dataclass
 
 from kjoin.conformance.catalogue.fields import MAX_TS
+from kjoin.conformance.notation import NULL
 from kjoin.oracle.records import SIDES, Key, Record, Value
 
 __all__ = [
-    "NULL",
     "CellError",
     "ExpectedItem",
     "TableRow",
-    "format_item",
     "parse_input",
     "parse_output_cell",
     "split_table",
 ]
-
-NULL = "null"
-"""The cell text of a null key, a null value or a tombstone."""
 
 INPUT_COLUMNS = ("#", "ts", "side", "key", "value")
 OPTIONAL_INPUT_COLUMNS = ("wall_clock", "commit")
@@ -260,14 +256,3 @@ def _parse_item(
     left = _value(parts[0], location, field, allow_colon=allow_colon)
     right = _value(parts[1], location, field, allow_colon=False)
     return ExpectedItem(key=key, value=(left, right), ts=ts, key_given=key_given)
-
-
-def format_item(key: Key, value: tuple[Value, Value] | None, ts: int | None) -> str:
-    """The canonical cell text of an output: ``k: A - null @3``, ``k: null @7`` (a tombstone)."""
-    body = NULL if value is None else f"{_text(value[0])} - {_text(value[1])}"
-    key_text = NULL if key is None else str(key)
-    return f"{key_text}: {body}" + ("" if ts is None else f" @{ts}")
-
-
-def _text(value: Value) -> str:
-    return NULL if value is None else value

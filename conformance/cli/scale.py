@@ -222,6 +222,8 @@ def render(document: dict[str, Any]) -> str:
     """The document as a short text: the workload, the totals, the tasks that differ, the first samples."""
     from tabulate import tabulate
 
+    from kjoin.conformance.notation import show_output_json, show_record_json
+
     workload, summary = document["workload"], document["summary"]
     lines = [
         f"candidate {document['candidate']['name']}: {workload['variant']} {workload['join']} join as Kafka "
@@ -246,15 +248,9 @@ def render(document: dict[str, Any]) -> str:
     for sample in document["samples"][:3]:
         lines += ["", f"{sample['task']}: first divergence at input #{sample['first_at']}"]
         for item in sample["divergences"][:5]:
-            output = item["output"]
-            value = (
-                "null"
-                if output["value"] is None
-                else " - ".join("null" if v is None else str(v) for v in output["value"])
-            )
-            lines.append(f"  {item['kind']} at #{item['at']}: {output['key']}: {value} @{output['ts']}")
+            lines.append(f"  {item['kind']} at #{item['at']}: {show_output_json(item['output'])}")
         for record in sample["context"]:
             mark = ">>" if record["index"] == sample["first_at"] else "  "
-            shown = f"{record['side']} {record['key']}: {record['value']} @{record['ts']}"
-            lines.append(f"  {mark} #{record['index']} {shown} (offset {record['offset']})")
+            shown = show_record_json(record, record["index"])
+            lines.append(f"  {mark} {shown} (offset {record['offset']})")
     return "\n".join(lines) + "\n"

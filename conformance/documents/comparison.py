@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
-from kjoin.conformance.notation import show_value
+from kjoin.conformance.documents.vocabulary import FAILING
+from kjoin.conformance.notation import show_output_json
 
 __all__ = ["CATEGORIES", "SCHEMA", "VERSION", "compare_documents", "has_regressions", "render_comparison"]
 
@@ -22,16 +23,7 @@ VERSION = 1
 
 Category = Literal["regressed", "improved", "changed", "added", "removed"]
 CATEGORIES: tuple[Category, ...] = get_args(Category)
-_RANK = {"fail": 0, "error": 0, "unexpected-pass": 0, "declared": 1, "pass": 2}
-
-
-def _shown(output: Mapping[str, Any] | None) -> str:
-    if output is None:
-        return ""
-    value = output["value"]
-    pair = None if value is None else (value[0], value[1])
-    key = "null" if output["key"] is None else output["key"]
-    return f"{key}: {show_value(pair)} @{output['ts']}"
+_RANK = {**dict.fromkeys(FAILING, 0), "declared": 1, "pass": 2}
 
 
 def _first(case: Mapping[str, Any]) -> str:
@@ -40,7 +32,7 @@ def _first(case: Mapping[str, Any]) -> str:
         declared = case.get("declared") or {}
         return case.get("reason") or declared.get("reason") or ""
     at = "an unknown input" if first["at"] is None else f"input #{first['at']}"
-    shown = _shown(first["expected"] or first["actual"])
+    shown = show_output_json(first["expected"] or first["actual"])
     return f"{first['kind']} at {at}" + (f": {shown}" if shown else "")
 
 

@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, Verdict
+from kjoin.conformance.documents.vocabulary import FAILING, OutcomeStatus
 from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.engine import run
@@ -25,13 +26,9 @@ from kjoin.oracle.errors import OracleError
 
 __all__ = [
     "EQUIVALENCES",
-    "FAILING",
-    "OUTCOME_STATUSES",
-    "STATUS_MEANINGS",
     "Answer",
     "CaseOutcome",
     "Equivalence",
-    "OutcomeStatus",
     "kafka_outputs",
     "resolve_mode",
     "status_of",
@@ -41,22 +38,6 @@ Equivalence = Literal["auto", "exact", "key-order", "multiset", "table"]
 EQUIVALENCES: tuple[Equivalence, ...] = get_args(Equivalence)
 Answer = Emitted | CandidateFailure
 """A candidate's answer for one case: its outputs, or why it gave none."""
-OutcomeStatus = Literal[
-    "pass", "fail", "error", "declared", "unexpected-pass", "unknown", "not-claimed", "not-applicable"
-]
-OUTCOME_STATUSES: tuple[OutcomeStatus, ...] = get_args(OutcomeStatus)
-STATUS_MEANINGS: dict[OutcomeStatus, str] = {
-    "pass": "the candidate agrees with Kafka",
-    "fail": "the candidate differs from Kafka",
-    "error": "the candidate failed on this case (crash, timeout or unusable rows)",
-    "declared": "the candidate differs, and declares this difference with its reason",
-    "unexpected-pass": "the candidate agrees, but declares a strict difference here",
-    "unknown": "the requested equivalence level cannot be decided for this case",
-    "not-claimed": "outside what the candidate claims to implement",
-    "not-applicable": "this Kafka version has no such join",
-}
-"""One sentence per status (results documents carry them for the report)."""
-FAILING: frozenset[OutcomeStatus] = frozenset({"fail", "error", "unexpected-pass"})
 TABLE_JOINS = frozenset({"table-table", "fk"})
 
 

@@ -27,7 +27,6 @@ from typing import Any
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
 from kjoin.conformance.checker import (
-    DIVERGENCE_KINDS,
     MODES,
     UNKNOWN_CAUSE,
     CandidateFailure,
@@ -45,8 +44,9 @@ from kjoin.conformance.codec import (
     spec_from_results,
 )
 from kjoin.conformance.documents.explain import explain, stream_times
-from kjoin.conformance.documents.outcomes import STATUS_MEANINGS, CaseOutcome
+from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.documents.verdicts import Scored, verdicts
+from kjoin.conformance.documents.vocabulary import DIVERGENCE_KINDS, STATUS_MEANINGS
 from kjoin.conformance.protocol import Candidate, DeclaredDifference
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import Output

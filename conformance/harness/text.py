@@ -12,7 +12,8 @@ from tabulate import tabulate
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Divergence, Emitted
 from kjoin.conformance.documents.explain import explain
-from kjoin.conformance.documents.outcomes import OUTCOME_STATUSES, CaseOutcome
+from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.documents.vocabulary import OUTCOME_STATUSES
 from kjoin.conformance.harness.system_failures import one_line
 from kjoin.conformance.notation import show_key, show_operand, show_output, show_record
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kjoin.conformance.documents.vocabulary import DivergenceKind
+
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
@@ -18,6 +20,10 @@ __all__ = ["CONTENT", "Diff", "diff"]
 
 CONTENT = ("scenario_id", "key", "left", "right", "tombstone", "ts")
 _CONTEXT_BEFORE, _CONTEXT_AFTER, _ROWS_PER_KIND = 5, 2, 5
+_MISSING: DivergenceKind = "missing-output"
+_UNEXPECTED: DivergenceKind = "unexpected-output"
+_WRONG_INPUT: DivergenceKind = "wrong-input"
+"""The checker's names of the three kinds a multiset comparison finds (the types pin them to its list)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +68,10 @@ def diff(
     exp = _numbered(expected, True).alias("e")
     act = _numbered(actual.select(*CONTENT, "idx", "seq"), has_idx).alias("a")
     missing = exp.join(act, _same(exp, act, keys), "left_anti").select(
-        *CONTENT, "idx", F.lit("missing-output").alias("kind")
+        *CONTENT, "idx", F.lit(_MISSING).alias("kind")
     )
     unexpected = act.join(exp, _same(act, exp, keys), "left_anti").select(
-        *CONTENT, "idx", F.lit("unexpected-output").alias("kind")
+        *CONTENT, "idx", F.lit(_UNEXPECTED).alias("kind")
     )
     divergences = missing.unionByName(unexpected)
     if has_idx:
@@ -73,14 +79,14 @@ def diff(
         moved = paired.select(
             *(F.col(f"e.{name}").alias(name) for name in CONTENT),
             F.least(F.col("e.idx"), F.col("a.idx")).alias("idx"),
-            F.lit("wrong-input").alias("kind"),
+            F.lit(_WRONG_INPUT).alias("kind"),
         )
         divergences = divergences.unionByName(moved)
     divergences = divergences.cache()
     per_kind = divergences.groupBy("scenario_id").agg(
-        F.sum(F.when(F.col("kind") == "missing-output", 1).otherwise(0)).alias("missing"),
-        F.sum(F.when(F.col("kind") == "unexpected-output", 1).otherwise(0)).alias("unexpected"),
-        F.sum(F.when(F.col("kind") == "wrong-input", 1).otherwise(0)).alias("wrong_input"),
+        F.sum(F.when(F.col("kind") == _MISSING, 1).otherwise(0)).alias("missing"),
+        F.sum(F.when(F.col("kind") == _UNEXPECTED, 1).otherwise(0)).alias("unexpected"),
+        F.sum(F.when(F.col("kind") == _WRONG_INPUT, 1).otherwise(0)).alias("wrong_input"),
         F.min("idx").alias("first_at"),
     )
     sizes = (

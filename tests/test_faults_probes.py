@@ -165,3 +165,39 @@ def test_a_corrupt_jar_is_named_with_its_path_from_what_java_and_javac_say(tmp_p
             check_jars(done.stdout + done.stderr)
         assert str(failure.value).startswith(f"{jar} is corrupt ("), (command, str(failure.value))
         assert "delete it and run again" in str(failure.value)
+
+
+def test_verify_and_kafka_announce_the_first_maven_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kjoin.conformance.kafka.driver import DriverError
+
+    def stop(*args: object, **kwargs: object) -> None:
+        raise DriverError("stopped here by the test")
+
+    monkeypatch.setenv("KJOIN_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr("kjoin.conformance.kafka.verify.driver_info", stop)
+    monkeypatch.setattr("kjoin.conformance.cli.kafka.KafkaDriver", stop)
+    for argv, prefix in [
+        (["verify", "--kafka", "4.4"], "kjoin: verify: "),
+        (["kafka", "--version", "4.4"], "kjoin: kafka: "),
+    ]:
+        code, _, err = _kjoin(*argv)
+        assert code == 2, err
+        first, *_ = err.splitlines()
+        assert first.startswith(prefix + "building the Kafka Streams 4.4.0 driver with Maven (first use"), err
+        assert "stopped here by the test" in err
+
+
+@pytest.mark.kafka
+def test_verify_counts_the_scenarios_real_kafka_answered(tmp_path: Path) -> None:
+    from kjoin.conformance.catalogue import load_cases
+    from kjoin.conformance.differential.profiles import profile_named
+    from kjoin.conformance.kafka.verify import verify_cases
+    from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
+
+    cases = load_cases([write_scenarios(tmp_path / "small.jsonl")], kafka="4.4.0").cases
+    counted: list[tuple[int, int]] = []
+    verify_cases("4.4.0", cases, profile=profile_named("ci"), counted=lambda *done: counted.append(done))
+    total = len(SMALL_SCENARIOS)
+    assert counted == [(done, total) for done in range(1, total + 1)]

@@ -144,6 +144,29 @@ def test_idx_from_the_job_reaches_the_check_and_sentinels_never_do(
         assert all(o.cause is not None and o.cause < len(case.records) for o in answer.outputs)
 
 
+def test_a_leftover_checkpoint_under_the_users_spark_setting_changes_nothing(
+    spark: SparkSession, cases: tuple[Case, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``spark.sql.streaming.checkpointLocation`` set, a query without its own checkpoint resumes what
+    an earlier process's query of the same name left there (query names restart with each process)."""
+    import itertools
+
+    from kjoin.conformance.streaming import adapter
+
+    echo = streaming_candidate("echo", _echo_with_idx, CLAIM)
+    chosen = cases[:2]
+    spark.conf.set("spark.sql.streaming.checkpointLocation", str(tmp_path / "users-checkpoints"))
+    try:
+        runs = []
+        for _ in range(2):  # the second run meets the first one's folders, as a new process would
+            monkeypatch.setattr(adapter, "_query_names", itertools.count())
+            runs.append(run_batch(spark, echo, chosen))
+    finally:
+        spark.conf.unset("spark.sql.streaming.checkpointLocation")
+    assert runs[1] == runs[0]
+    assert all(isinstance(answer, Emitted) and answer.outputs for answer in runs[1].values())
+
+
 def _batch_output(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
     return left.sparkSession.createDataFrame([], "scenario_id string")
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from kjoin.conformance.cli.common import EXIT_OK, Streams, UsageError
 from kjoin.conformance.codec import canonical_line
-from kjoin.conformance.kafka.driver import KafkaDriver, release_of
+from kjoin.conformance.kafka.driver import KafkaDriver, build_announcement, driver_built, release_of
 from kjoin.conformance.kafka.maven import MavenError
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 
@@ -44,6 +44,9 @@ def _kafka(args: argparse.Namespace, streams: Streams) -> int:
         behaviour_for(release)
     except UnknownVersionError as error:
         raise UsageError(f"kafka: --version: {error}") from error
+    if not driver_built(release):
+        streams.stderr.write(f"kjoin: kafka: {build_announcement(release)}\n")
+        streams.stderr.flush()
     try:
         with KafkaDriver(release, timing=args.timing) as driver:
             for answer in driver.answer_lines(streams.stdin):

@@ -20,7 +20,15 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, output_folder, positive
+from kjoin.conformance.cli.common import (
+    EXIT_DIFFERS,
+    EXIT_OK,
+    Progress,
+    Streams,
+    UsageError,
+    output_folder,
+    positive,
+)
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.records import JOIN_KINDS
@@ -80,33 +88,40 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
         behaviour_for(release)
     except UnknownVersionError as error:
         raise UsageError(f"verify: --kafka: {error}") from error
-    try:
-        if args.scenarios:
-            loaded = load_cases(args.scenarios, kafka=release)
-            if loaded.errors:
-                raise UsageError(f"verify: {loaded.errors[0]}")
-            cases = [c for c in loaded.cases if args.join is None or c.join in args.join]
-            if not cases:
-                raise UsageError("verify: --scenarios: no scenario to run")
-            report = verify_cases(
-                release,
-                cases,
-                profile=profile_named(args.profile),
-                shrink_failures=args.shrink,
-                progress=lambda text: _say(streams, text),
-            )
-        else:
-            report = verify(
-                release,
-                profile=profile_named(args.profile),
-                seed=args.seed,
-                examples=args.examples,
-                joins=args.join,
-                shrink_failures=args.shrink,
-                progress=lambda text: _say(streams, text),
-            )
-    except MavenError as error:  # DriverError, or Java or Maven missing
-        raise UsageError(f"verify: {error}") from error
+
+    def say(text: str) -> None:
+        _say(streams, text)
+
+    with Progress(streams.stderr, f"Kafka Streams {release}", 0, unit="scenarios") as answered:
+        try:
+            if args.scenarios:
+                loaded = load_cases(args.scenarios, kafka=release)
+                if loaded.errors:
+                    raise UsageError(f"verify: {loaded.errors[0]}")
+                cases = [c for c in loaded.cases if args.join is None or c.join in args.join]
+                if not cases:
+                    raise UsageError("verify: --scenarios: no scenario to run")
+                report = verify_cases(
+                    release,
+                    cases,
+                    profile=profile_named(args.profile),
+                    shrink_failures=args.shrink,
+                    progress=say,
+                    counted=answered.update,
+                )
+            else:
+                report = verify(
+                    release,
+                    profile=profile_named(args.profile),
+                    seed=args.seed,
+                    examples=args.examples,
+                    joins=args.join,
+                    shrink_failures=args.shrink,
+                    progress=say,
+                    counted=answered.update,
+                )
+        except MavenError as error:  # DriverError, or Java or Maven missing
+            raise UsageError(f"verify: {error}") from error
     streams.stdout.write(render_report(report))
     if args.save is not None:
         for path in save_golden(args.save, report):

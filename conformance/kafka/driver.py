@@ -91,6 +91,25 @@ def release_of(version: str) -> str:
     return NEWEST_PATCHES.get(version, version)
 
 
+def driver_folder(version: str) -> Path:
+    """Where the driver for Kafka Streams ``version`` is (or will be) built."""
+    digest = sources_digest(DRIVER_SOURCES, DRIVER_SOURCES.rglob("*"))
+    return cache_root() / "kafka-driver" / f"{release_of(version)}-{digest[:12]}"
+
+
+def driver_built(version: str) -> bool:
+    """Whether the driver for ``version`` is built already (else the next use runs Maven first)."""
+    return (driver_folder(version) / "kjoin-kafka-driver.jar").exists()
+
+
+def build_announcement(version: str) -> str:
+    """What to tell before the driver's first build (Maven prints nothing while it downloads)."""
+    return (
+        f"building the Kafka Streams {release_of(version)} driver with Maven (first use: a minute or two, "
+        "longer on a busy machine; later runs reuse it)"
+    )
+
+
 def build_driver(version: str, *, quiet: bool = True) -> Path:
     """The build folder of the driver for Kafka Streams ``version`` (built on first use, then reused).
 

@@ -25,7 +25,14 @@ from kjoin.conformance.differential.generate import Generated, generate_cases
 from kjoin.conformance.differential.profiles import FuzzProfile
 from kjoin.conformance.differential.shrink import Shrunk, shrink
 from kjoin.conformance.documents.outcomes import CaseOutcome, kafka_outputs
-from kjoin.conformance.kafka.driver import DriverInfo, KafkaDriver, driver_info, release_of
+from kjoin.conformance.kafka.driver import (
+    DriverInfo,
+    KafkaDriver,
+    build_announcement,
+    driver_built,
+    driver_info,
+    release_of,
+)
 from kjoin.conformance.protocol import Claim
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS, JoinKind, Output
 
@@ -65,16 +72,24 @@ def _kafka_answer(answer: tuple[Output, ...] | str) -> Emitted | str:
     return answer if isinstance(answer, str) else Emitted(answer, causes_known=False)
 
 
+Counted = Callable[[int, int], None]
+"""``counted(done, total)``: scenarios answered by the driver so far, of how many (live progress)."""
+
+
 def evaluator(
-    release: str, calls: list[int], timings: list[dict[str, Any]]
+    release: str, calls: list[int], timings: list[dict[str, Any]], counted: Counted | None = None
 ) -> Callable[[Sequence[Case]], dict[str, CaseOutcome]]:
     """Check cases with one driver run: Kafka's answer as the expectation, the oracle's as the candidate's."""
     names = (f"Kafka {release}", "the oracle")
 
     def evaluate(cases: Sequence[Case]) -> dict[str, CaseOutcome]:
         lines = [json.dumps(dict(case_json(case), id=case.id)) for case in cases]
+        answers: list[tuple[Output, ...] | str] = []
         with KafkaDriver(release, timing=True) as driver:
-            answers = [answer for _, answer in driver.outputs(lines)]
+            for _, answer in driver.outputs(lines):
+                answers.append(answer)
+                if counted is not None:
+                    counted(len(answers), len(lines))
         calls.append(1)
         if driver.timing_report is not None:
             timings.append(driver.timing_report)
@@ -102,6 +117,11 @@ def _outcome(case: Case, kafka: Emitted | str, names: tuple[str, str]) -> CaseOu
     return CaseOutcome(case, verdict.status, "exact", verdict, kafka, oracle)
 
 
+def _announce_build(release: str, progress: Callable[[str], None] | None) -> None:
+    if progress is not None and not driver_built(release):
+        progress(build_announcement(release))
+
+
 def verify(
     version: str,
     *,
@@ -111,14 +131,18 @@ def verify(
     joins: Sequence[JoinKind] | None = None,
     shrink_failures: int | None = None,
     progress: Callable[[str], None] | None = None,
+    counted: Counted | None = None,
 ) -> VerifyReport:
     """Draw scenarios for every join kind (``joins`` narrows them), run them through Kafka Streams ``version``
     (a release; ``4.3`` means its newest patch) and through the oracle as that release, and shrink the
     disagreements (at most ``shrink_failures``, default the profile's)."""
     started = time.perf_counter()
     release = release_of(version)
+    _announce_build(release, progress)
     info = driver_info(release)
     chosen_seed = profile.seed if seed is None else seed
+    if progress is not None:
+        progress(f"drawing scenarios (profile {profile.name}, seed {chosen_seed})")
     wanted = [join for join in JOIN_KINDS if joins is None or join in joins]
     generated = tuple(
         generate_cases(join, release, profile=profile, seed=chosen_seed, claim=EVERYTHING, examples=examples)
@@ -127,10 +151,10 @@ def verify(
     cases = [case for batch in generated for case in batch.cases]
     calls: list[int] = []
     timings: list[dict[str, Any]] = []
-    evaluate = evaluator(release, calls, timings)
     if progress is not None:
         progress(f"{len(cases)} scenarios through Kafka Streams {release} and the oracle")
-    checked = evaluate(cases) if cases else {}
+    checked = evaluator(release, calls, timings, counted)(cases) if cases else {}
+    evaluate = evaluator(release, calls, timings)
     outcomes = tuple(checked[case.id] for case in cases)
     failing = [outcome for outcome in outcomes if outcome.status == "fail"]
     limit = profile.shrink_failures if shrink_failures is None else shrink_failures
@@ -158,6 +182,7 @@ def verify_cases(
     profile: FuzzProfile,
     shrink_failures: int | None = None,
     progress: Callable[[str], None] | None = None,
+    counted: Counted | None = None,
 ) -> VerifyReport:
     """Given scenarios (a user's own, or catalogue files), each run as Kafka Streams ``version`` through the
     real release and through the oracle; disagreements shrunk as in ``verify``. Cases must already be run as
@@ -165,14 +190,15 @@ def verify_cases(
     such mode)."""
     started = time.perf_counter()
     release = release_of(version)
+    _announce_build(release, progress)
     info = driver_info(release)
     chosen = [case for case in cases if not case.intended]
     calls: list[int] = []
     timings: list[dict[str, Any]] = []
-    evaluate = evaluator(release, calls, timings)
     if progress is not None:
         progress(f"{len(chosen)} scenarios through Kafka Streams {release} and the oracle")
-    checked = evaluate(chosen) if chosen else {}
+    checked = evaluator(release, calls, timings, counted)(chosen) if chosen else {}
+    evaluate = evaluator(release, calls, timings)
     outcomes = tuple(checked[case.id] for case in chosen)
     failing = [outcome for outcome in outcomes if outcome.status == "fail"]
     limit = profile.shrink_failures if shrink_failures is None else shrink_failures

@@ -40,8 +40,8 @@ from kjoin.conformance.harness.batching import Stop
 from kjoin.conformance.harness.calls import CallProgress
 from kjoin.conformance.harness.interrupts import signal_point, signals_held, stop_on_signals
 from kjoin.conformance.harness.outcomes import HarnessRun
-from kjoin.conformance.harness.spark_session import resolve_master, start_session
-from kjoin.conformance.harness.system_failures import SystemFailure
+from kjoin.conformance.harness.spark_session import keep_traceback, resolve_master, start_session
+from kjoin.conformance.harness.system_failures import SystemFailure, one_line
 from kjoin.conformance.harness.text import render_outcome, render_summary
 from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate
 from kjoin.oracle.records import JOIN_KINDS
@@ -250,8 +250,8 @@ def _check_all(
     except (Stop, SystemFailure) as error:
         return str(error)
     except Exception as error:  # the harness itself failed: keep what finished, say why, exit 3
-        streams.stderr.write(traceback.format_exc())
-        return f"the harness crashed: {type(error).__name__}: {error}"
+        log = keep_traceback(traceback.format_exc())
+        return f"the harness crashed: {one_line(error)} (its traceback: {log})"
     return None
 
 

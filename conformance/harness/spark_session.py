@@ -22,7 +22,15 @@ from kjoin.conformance.harness.interrupts import signal_point, signals_held
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["DEFAULT_MASTER", "MASTER_ENV", "jobs_started", "resolve_master", "spark_log", "start_session"]
+__all__ = [
+    "DEFAULT_MASTER",
+    "MASTER_ENV",
+    "jobs_started",
+    "keep_traceback",
+    "resolve_master",
+    "spark_log",
+    "start_session",
+]
 
 DEFAULT_MASTER = "local[*]"
 MASTER_ENV = "KJOIN_SPARK_MASTER"
@@ -46,6 +54,14 @@ logger.repl.level = error
 def spark_log() -> Path:
     """The file this process's Spark writes its log (Java stack traces included) to."""
     return Path(tempfile.gettempdir()) / f"kjoin-spark-{os.getpid()}.log"
+
+
+def keep_traceback(text: str) -> Path:
+    """Append a Python traceback (one that may carry a Java one) to ``spark_log()``; that file."""
+    path = spark_log()
+    with path.open("a", encoding="utf-8") as log:
+        log.write(f"--- kjoin (Python) ---\n{text}\n")
+    return path
 
 
 def resolve_master(explicit: str | None = None) -> str:

@@ -36,7 +36,7 @@ DEFAULT_MASTER = "local[*]"
 MASTER_ENV = "KJOIN_SPARK_MASTER"
 
 _LOG4J2 = """\
-rootLogger.level = error
+rootLogger.level = warn
 rootLogger.appenderRef.file.ref = file
 appender.file.type = File
 appender.file.name = file
@@ -44,11 +44,10 @@ appender.file.fileName = ${sys:kjoin.spark.log}
 appender.file.append = true
 appender.file.layout.type = PatternLayout
 appender.file.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n
-# the shell's logger at the root's level: no "Setting default log level" banner on the terminal
-logger.repl.name = org.apache.spark.repl.Main
-logger.repl.level = error
 """
-"""Spark's log4j2 configuration: errors only, into ``spark_log()``, never on the terminal."""
+"""Spark's log4j2 configuration: into ``spark_log()``, never on the terminal. The root at Spark's own default
+level for a shell (warn), so that Spark does not announce on the terminal that it changes it ("Setting
+default log level"); the session lowers it to errors once started."""
 
 
 def spark_log() -> Path:
@@ -70,7 +69,7 @@ def resolve_master(explicit: str | None = None) -> str:
 
 
 def _log_config() -> Path:
-    """A log4j2 configuration that only lets errors through (written once per content, reused)."""
+    """The log4j2 configuration file (written once per content, reused)."""
     digest = hashlib.sha256(_LOG4J2.encode()).hexdigest()[:12]
     path = Path(tempfile.gettempdir()) / f"kjoin-log4j2-{digest}.properties"
     if not path.exists():

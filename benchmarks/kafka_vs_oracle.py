@@ -37,8 +37,9 @@ from benchmarks.oracle_throughput import BENCHMARKS, TARGET_RATIO, Benchmark, re
 from benchmarks.process_cpu import OVERHEAD_TARGET, measure_processes
 from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.catalogue.portable import case_json, output_to_json
-from kjoin.conformance.kafka.driver import KafkaDriver, release_of
+from kjoin.conformance.kafka.driver import KafkaDriver
 from kjoin.oracle import behaviour_for, run
+from kjoin.oracle.behaviour import release_of
 
 __all__ = ["main"]
 

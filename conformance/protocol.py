@@ -15,13 +15,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import era_of, parse_version, version_problem
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ __all__ = [
     "DeclaredDifference",
     "candidate_names",
     "load_candidate",
+    "ran_as",
     "validate_candidate",
 ]
 
@@ -76,8 +77,9 @@ class CandidateLoadError(ValueError):
 class Claim:
     """What a candidate says it implements. A scenario outside the claim is reported "not claimed".
 
-    A scenario run "as Kafka V" is claimed iff ``behaviour_for(V)`` has the same era as one of ``kafka``
-    (so ``("3.9",)`` claims 3.8, 3.9 and 4.0).
+    ``kafka`` names Kafka versions; each claims its era (``("3.9",)``: the 3.8 era, 3.8.0 to 3.9.0). A
+    scenario the catalogue states for a release of another era whose semantics for its join kind are the
+    same is checked too, once, as the claimed version (``harness.claims``; docs/candidates.md, "Claims").
     """
 
     joins: frozenset[str]
@@ -86,6 +88,30 @@ class Claim:
     stores: frozenset[str] = frozenset({"memory", "rocksdb"})
     versioned: bool = False
     stream_table_grace: bool = False
+
+
+def ran_as(claimed: Sequence[str], releases: Iterable[str]) -> list[dict[str, Any]]:
+    """Which releases each era of a claim ran as: one entry per era of ``claimed`` (claim order) with its
+    claimed versions and ``releases``, the Kafka release of each claimed case run, counted per release
+    (oldest first); releases of no claimed era (a run as one ``--kafka`` release of the same semantics)
+    follow, one entry per era with no claimed version."""
+    counts: dict[str, dict[str, int]] = {}
+    for release in releases:
+        per_release = counts.setdefault(era_of(release) or "unknown", {})
+        per_release[release] = per_release.get(release, 0) + 1
+    entries = []
+    for era in dict.fromkeys(era_of(version) or "unknown" for version in claimed):
+        versions = [version for version in dict.fromkeys(claimed) if (era_of(version) or "unknown") == era]
+        entries.append({"claimed": versions, "era": era, "releases": _oldest_first(counts.pop(era, {}))})
+    for era, per_release in counts.items():
+        entries.append({"claimed": [], "era": era, "releases": _oldest_first(per_release)})
+    return entries
+
+
+def _oldest_first(per_release: dict[str, int]) -> dict[str, int]:
+    """Known releases in version order (all of one era are known, or none is)."""
+    order = sorted(per_release, key=lambda release: parse_version(release) if era_of(release) else (0,))
+    return {release: per_release[release] for release in order}
 
 
 @dataclass(frozen=True)
@@ -277,9 +303,6 @@ def _validate_vocabulary(
 
 
 def _validate_version(name: str, field: str, version: object) -> None:
-    try:
-        if not isinstance(version, str) or version != version.strip():
-            raise UnknownVersionError(f"not a Kafka version: {version!r} (expected e.g. '3.9')")
-        behaviour_for(version)
-    except UnknownVersionError as error:
-        raise CandidateLoadError(f"candidate {name!r}: {field}: {error}") from error
+    problem = version_problem(version)
+    if problem is not None:
+        raise CandidateLoadError(f"candidate {name!r}: {field}: {version!r} {problem}")

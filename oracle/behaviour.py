@@ -1,8 +1,9 @@
 """Kafka Streams join behaviour as named flags, and the era table that sets them per version.
 
 The join modules read flags (``if behaviour.left_join_is_symmetric:``), never version numbers
-(STYLE.md rules 2-3). Version numbers appear only in ``ERAS`` below. Each era is built from the one
-before with ``dataclasses.replace``, so the table reads as the changelog of Kafka's join semantics.
+(STYLE.md rules 2-3). Version numbers appear only in ``ERAS`` below and in the version registry after it
+(``NEWEST_PATCHES``; docs/semantics/eras.md, "Known releases"). Each era is built from the one before with
+``dataclasses.replace``, so the table reads as the changelog of Kafka's join semantics.
 
 Flags listed in ``BUG_FLAGS`` model places where real Kafka departs from its documented semantics.
 They are on for the affected versions, so by default the oracle says what that Kafka really does;
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from typing import Any
 
 __all__ = [
@@ -20,13 +22,20 @@ __all__ = [
     "CAPABILITY_FLAGS",
     "ERAS",
     "FAILURE_FLAGS",
+    "NEWEST_CHECKED",
+    "NEWEST_PATCHES",
     "PRODUCTION_FLAGS",
     "READ_ONLY_WHERE",
     "Behaviour",
     "UnknownVersionError",
     "behaviour_for",
+    "era_of",
     "flags_in_force",
+    "known_version",
+    "one_release_per_era",
     "parse_version",
+    "release_of",
+    "version_problem",
 ]
 
 DAY_MS = 24 * 60 * 60 * 1000
@@ -300,10 +309,6 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
 ERAS: dict[tuple[int, ...], Behaviour] = _eras()
 """First version of each era -> its behaviour. A version belongs to the latest era not after it."""
 
-NEWEST_KNOWN = (4, 4)
-"""Versions after this minor line are refused: their semantics have not been checked against real Kafka
-(``kjoin verify``) and its source."""
-
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 
 
@@ -311,6 +316,7 @@ class UnknownVersionError(ValueError):
     """A version string the era table cannot place."""
 
 
+@cache
 def parse_version(version: str) -> tuple[int, ...]:
     """``"0.10.2"`` -> ``(0, 10, 2)``, ``"3.9"`` -> ``(3, 9)``; rejects anything else."""
     match = _VERSION.match(version.strip()) if isinstance(version, str) else None
@@ -319,16 +325,86 @@ def parse_version(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in match.groups() if part is not None)
 
 
-def behaviour_for(version: str, *, intended: bool = False) -> Behaviour:
-    """The behaviour of Kafka Streams ``version``; with ``intended`` the bug flags are off."""
+# --- the version registry: which releases the oracle knows, their eras, the newest checked -----------------
+# Every part of the project asks these (docs/semantics/eras.md, "Known releases"), none keeps its own list.
+
+NEWEST_PATCHES: dict[str, str] = {
+    "2.4": "2.4.1", "2.5": "2.5.1", "2.6": "2.6.3", "2.7": "2.7.2", "2.8": "2.8.2", "3.0": "3.0.2",
+    "3.1": "3.1.2", "3.2": "3.2.3", "3.3": "3.3.2", "3.4": "3.4.1", "3.5": "3.5.2", "3.6": "3.6.2",
+    "3.7": "3.7.2", "3.8": "3.8.1", "3.9": "3.9.2", "4.0": "4.0.2", "4.1": "4.1.2", "4.2": "4.2.2",
+    "4.3": "4.3.1", "4.4": "4.4.0",
+}  # fmt: skip
+"""Each minor line's newest patch release on Maven Central, each checked against real Kafka Streams
+(``kjoin verify``, ``tools/verify_matrix.py``). Lines before 2.4 (no foreign-key joins, no in-memory join
+stores) are not listed and take any patch number."""
+
+NEWEST_CHECKED: str = max(NEWEST_PATCHES.values(), key=lambda release: parse_version(release))
+"""The newest release checked against real Kafka Streams. Every release after it is refused (one rule,
+docs/semantics/eras.md "Known releases"): its semantics are unknown until ``kjoin verify`` has run it."""
+
+
+def known_version(version: str) -> tuple[int, ...]:
+    """``version`` parsed, if the registry knows it: from 0.10.0 (the first joins) up to the newest checked
+    release, and within a listed line up to that line's newest checked patch; else ``UnknownVersionError``
+    saying why."""
     wanted = parse_version(version)
+    reason = _unknown_because(wanted)
+    if reason is not None:
+        raise UnknownVersionError(f"{version!r} is not a Kafka version the oracle knows: {reason}")
+    return wanted
+
+
+def version_problem(version: object) -> str | None:
+    """Why ``version`` is not a Kafka release the registry knows, as the end of a sentence about a field
+    (``None`` if it knows it). Exact text only: ``" 3.9"`` is refused, never read as another version."""
+    if not isinstance(version, str) or not _VERSION.match(version):
+        return "is not a Kafka version (write it like '3.9' or '0.10.1')"
+    reason = _unknown_because(parse_version(version))
+    return None if reason is None else f"is not a Kafka version the oracle knows: {reason}"
+
+
+def _unknown_because(wanted: tuple[int, ...]) -> str | None:
+    """Why the registry does not know the parsed version ``wanted`` (``None`` if it does)."""
     if wanted < (0, 10, 0):
-        raise UnknownVersionError(f"Kafka Streams has no joins before 0.10.0 (got {version!r})")
-    if wanted[:2] > NEWEST_KNOWN:
-        newest = ".".join(map(str, NEWEST_KNOWN))
-        raise UnknownVersionError(
-            f"Kafka version {version!r} is newer than the era table knows (up to {newest})"
-        )
+        return "Kafka Streams has no joins before 0.10.0"
+    line = ".".join(map(str, wanted[:2]))
+    newest = NEWEST_PATCHES.get(line, NEWEST_CHECKED)
+    if _padded(wanted, (0, 0, 0)) <= parse_version(newest):
+        return None
+    which = "release" if newest == NEWEST_CHECKED else f"{line} release"
+    return (
+        f"newer than the era table knows (the newest {which} checked against real Kafka Streams is {newest}; "
+        "docs/semantics/eras.md)"
+    )
+
+
+def era_of(version: str) -> str | None:
+    """The era (its first version, as ``Behaviour.era``) of a known ``version``; ``None`` if the registry
+    does not know it."""
+    try:
+        return behaviour_for(version).era
+    except UnknownVersionError:
+        return None
+
+
+def one_release_per_era(since: str = "0.10.0") -> tuple[str, ...]:
+    """One release per era, oldest first, from ``since``'s era on: each era's first release, its name."""
+    names = [ERAS[first].era for first in sorted(ERAS)]
+    return tuple(names[names.index(behaviour_for(since).era) :])
+
+
+def release_of(version: str) -> str:
+    """The release a version names on Maven Central: a listed minor line is its newest patch (``4.3`` ->
+    ``4.3.1``), anything else as written (surrounding spaces removed)."""
+    version = version.strip()
+    return NEWEST_PATCHES.get(version, version)
+
+
+@cache
+def behaviour_for(version: str, *, intended: bool = False) -> Behaviour:
+    """The behaviour of Kafka Streams ``version`` (a release the registry knows, ``known_version``); with
+    ``intended`` the bug flags are off."""
+    wanted = known_version(version)
     behaviour = next(ERAS[first] for first in sorted(ERAS, reverse=True) if first <= _padded(wanted, first))
     if intended:
         off: dict[str, Any] = dict.fromkeys(BUG_FLAGS, False)
@@ -382,6 +458,7 @@ FLAG_JOINS: dict[str, frozenset[str]] = {
 """The join kinds whose outputs each flag can change (reports name only the flags that apply)."""
 
 
+@cache
 def flags_for(join: str) -> tuple[str, ...]:
     """The behaviour flags that apply to ``join``, in declaration order."""
     return tuple(name for name in flag_names() if join in FLAG_JOINS[name])

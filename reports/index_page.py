@@ -73,6 +73,25 @@ def _headline(document: Document, cases: Sequence[Case]) -> str:
     )
 
 
+def _ran_as(document: Document) -> str:
+    """Which Kafka releases each claimed era ran as (the summary's ``ran_as``, docs/results-format.md)."""
+    summary = document.get("summary")
+    entries = summary.get("ran_as") if isinstance(summary, Mapping) else None
+    items = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, Mapping):
+            continue
+        releases = entry.get("releases")
+        counts = releases.items() if isinstance(releases, Mapping) else []
+        ran = ", ".join(f"{text(release)} ({text(count)} cases)" for release, count in counts)
+        claimed = ", ".join(str(version) for version in entry.get("claimed") or [])
+        label = f"claimed {text(claimed)}" if claimed else "a release of the same semantics as a claimed one"
+        items.append(f"<li>{label} (era {text(entry.get('era'))}): ran as {ran or 'no claimed case'}</li>")
+    if not items:
+        return ""
+    return f'<p>Kafka releases run, per claimed era:</p><ul class="ran-as">{"".join(items)}</ul>'
+
+
 def _incomplete(document: Document) -> str:
     if document.get("complete", True):
         return ""
@@ -379,6 +398,7 @@ def render_index_page(document: Document, *, banner: str = "") -> str:
         f"<h1>kjoin report: {text(name)}</h1>",
         _incomplete(document),
         _headline(document, cases),
+        _ran_as(document),
         _failures_section(document, cases),
         _verdict_section(document),
         _calls_section(document),

@@ -148,7 +148,10 @@ SS = frozenset({"stream-stream"})
         ),
         (Claim(joins=SS, variants=frozenset({"inner"}), kafka=()), "claim.kafka names no Kafka version"),
         (Claim(joins=frozenset(), variants=frozenset({"inner"}), kafka=("3.9",)), "claim.joins is empty"),
-        (Claim(joins=SS, variants=frozenset({"inner"}), kafka=(" 3.9",)), "claim.kafka: not a Kafka version"),
+        (
+            Claim(joins=SS, variants=frozenset({"inner"}), kafka=(" 3.9",)),
+            "claim.kafka: ' 3.9' is not a Kafka version",
+        ),
         (
             Claim(joins=SS, variants=frozenset({"inner"}), kafka=("3.9",), stores=frozenset({"disk"})),
             "claim.stores: 'disk' is not one of",

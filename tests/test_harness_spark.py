@@ -23,7 +23,7 @@ from kjoin.conformance.harness.spark_session import jobs_started, start_session
 from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import Candidate
 from support import fixture_candidates
-from support.harness_scenarios import write_scenarios
+from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.xdist_group("spark-harness")  # with test_reports_run: the harness and its reports
@@ -226,3 +226,54 @@ def test_kjoin_run_exits_0_when_all_agree_and_1_with_a_readable_diff_when_not(
     assert "small-ss-inner-edge[inner-3.9]" in differ.getvalue()
     assert "unexpected-output" in differ.getvalue()
     assert json.loads(results.read_text())["summary"]["by_status"] == {"fail": 1, "pass": 5}
+
+
+@pytest.fixture(scope="module")
+def other_era_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``small-ss-inner-edge`` stated for 4.3.1 and 4.4.0 (the 4.0.1 era) and ``small-ss-inner`` for 3.9:
+    stream-stream joins are the same in both eras, so a candidate claiming 3.9 claims all three."""
+    lines = {line["id"]: line for line in SMALL_SCENARIOS}
+    stated = [("small-ss-inner-edge", "4.3.1"), ("small-ss-inner-edge", "4.4.0"), ("small-ss-inner", "3.9")]
+    path = tmp_path_factory.mktemp("eras") / "other-eras.jsonl"
+    path.write_text("".join(json.dumps(dict(lines[name], kafka=kafka)) + "\n" for name, kafka in stated))
+    return path
+
+
+def test_kjoin_run_runs_a_claimed_era_as_what_it_claims_and_says_which_releases_ran(
+    spark: SparkSession, other_era_file: Path, tmp_path: Path
+) -> None:
+    """window_off_by_one claims 3.9: the scenario stated for 4.3.1 and 4.4.0 runs once, as 3.9, its failure
+    says "as Kafka 3.9", and the summary and the results say that claimed 3.9 ran as 3.9 (issue 24)."""
+    out, results = io.StringIO(), tmp_path / "results.json"
+    argv = ["run", "--candidate", "support.fixture_candidates:window_off_by_one"]
+    argv += ["--scenarios", str(other_era_file), "--results", str(results), "--spark-master", "local[2]"]
+    assert main(argv, stdout=out, stderr=io.StringIO()) == 1
+    text = out.getvalue()
+    assert "small-ss-inner-edge[inner-3.9]" in text
+    assert "stream-stream inner join as Kafka 3.9 (era 3.8)" in text
+    assert "as Kafka 4." not in text and "-4.4.0]" not in text and "-4.3.1]" not in text
+    assert "Kafka releases run, per claimed era:\n  3.9 (era 3.8): 3.9 (2 cases)\n" in text
+    assert "(1 cases stated for releases of other eras with the same semantics ran once" in text
+    document = json.loads(results.read_text())
+    assert sorted(case["id"] for case in document["cases"]) == [
+        "small-ss-inner-edge[inner-3.9]",
+        "small-ss-inner[inner-3.9]",
+    ]
+    assert document["summary"]["ran_as"] == [{"claimed": ["3.9"], "era": "3.8", "releases": {"3.9": 2}}]
+
+
+def test_pytest_plugin_says_which_releases_each_claimed_era_ran_as(
+    pytester: pytest.Pytester, other_era_file: Path
+) -> None:
+    run = pytester.runpytest_inprocess(  # in process: reuses this process's SparkSession
+        "--candidate",
+        "support.fixture_candidates:oracle_on_driver",
+        "--kjoin-scenarios",
+        str(other_era_file),
+        "--spark-master",
+        "local[2]",
+        "-p",
+        "no:cacheprovider",
+    )
+    run.assert_outcomes(passed=2)
+    run.stdout.fnmatch_lines(["*Kafka releases run, per claimed era:", "*  3.9 (era 3.8): 3.9 (2 cases)"])

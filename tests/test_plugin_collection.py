@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,30 @@ def test_plugin_collects_one_item_per_case_named_by_the_environment(
             "*small.jsonl::small-st-left[[]left-3.9[]]",
             "6 tests collected*",
         ]
+    )
+
+
+def test_plugin_collects_a_claimed_era_as_the_version_it_claims(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """oracle_on_driver claims 3.9: a scenario stated for 3.5.2, 3.9 and 4.4.0 (table-table joins are the
+    same in all three) is one item as 3.9; one stated only for 4.4.0 runs as 3.9 too (docs/candidates.md)."""
+    line = {
+        "join": "table-table",
+        "variant": "inner",
+        "records": [{"side": "left", "key": "k", "value": "A", "ts": 1}],
+    }
+    stated = [("tt-a", "3.5.2"), ("tt-a", "3.9"), ("tt-a", "4.4.0"), ("tt-b", "4.4.0")]
+    scenarios = pytester.path / "stated.jsonl"
+    scenarios.write_text(
+        "".join(json.dumps(dict(line, id=name, kafka=kafka)) + "\n" for name, kafka in stated)
+    )
+    monkeypatch.setenv("KJOIN_CANDIDATE", "support.fixture_candidates:oracle_on_driver")
+    result = pytester.runpytest_subprocess(
+        "--collect-only", "-q", "--kjoin-scenarios", str(scenarios), "-p", "no:cacheprovider"
+    )
+    result.stdout.fnmatch_lines(
+        ["*stated.jsonl::tt-a[[]inner-3.9[]]", "*stated.jsonl::tt-b[[]inner-3.9[]]", "2 tests collected*"]
     )
 
 

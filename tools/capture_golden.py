@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from kjoin.conformance.kafka.driver import KafkaDriver, driver_info, release_of
+from kjoin.conformance.kafka.driver import KafkaDriver, driver_info
+from kjoin.oracle.behaviour import release_of
 from kjoin.scenarios import CATALOGUE_ROOT
 
 GOLDEN = CATALOGUE_ROOT / "golden"

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.catalogue.portable import case_json
-from kjoin.conformance.kafka.driver import NEWEST_PATCHES, KafkaDriver
+from kjoin.conformance.kafka.driver import KafkaDriver
+from kjoin.oracle.behaviour import NEWEST_PATCHES
 from kjoin.scenarios import CATALOGUE_ROOT
 
 EXACT = {"3.9": "3.9.0"}

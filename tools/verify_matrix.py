@@ -22,12 +22,11 @@ import hypothesis
 from tabulate import tabulate
 
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
-from kjoin.conformance.kafka.driver import NEWEST_PATCHES
 from kjoin.conformance.kafka.verify import verify
-from kjoin.oracle.behaviour import behaviour_for
+from kjoin.oracle.behaviour import NEWEST_PATCHES, behaviour_for, release_of
 from kjoin.oracle.records import JOIN_KINDS
 
-LINES = tuple(line for line in NEWEST_PATCHES if tuple(map(int, line.split("."))) >= (2, 4))
+LINES = tuple(NEWEST_PATCHES)
 
 
 def _cell(counts: Counter[str]) -> str:
@@ -54,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     seed = profile.seed if args.seed is None else args.seed
     for line in args.lines:
-        release = NEWEST_PATCHES.get(line, line)
+        release = release_of(line)
         print(f"verifying Kafka Streams {release} ...", file=sys.stderr, flush=True)
         report = verify(release, profile=profile, seed=seed, examples=args.examples)
         per_join: dict[str, Counter[str]] = {join: Counter() for join in JOIN_KINDS}

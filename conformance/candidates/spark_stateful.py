@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.protocol import Claim, DeclaredDifference
+from kjoin.oracle.behaviour import one_release_per_era
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = ["CLAIM", "STEPS_PER_BATCH", "SparkStateful", "candidate"]
 
-ERAS = ("3.1", "3.4", "3.5", "3.6", "3.7", "3.9", "3.9.1", "4.0.0", "4.3")
-"""One version per era of ``oracle.behaviour`` from 3.1 (spurious-free joins) to the newest."""
+ERAS = one_release_per_era(since="3.1")
+"""One release per era of ``oracle.behaviour`` from 3.1 (spurious-free joins) to the newest."""
 
 STEPS_PER_BATCH = 8
 """Processing steps per micro-batch: inputs longer than this span micro-batches (state carried over), the

@@ -13,32 +13,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from kjoin.conformance.catalogue.errors import ScenarioError
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import version_problem
 
-__all__ = ["MAX_TS", "Fields", "has_surrogate", "version_problem"]
+__all__ = ["MAX_TS", "Fields", "has_surrogate"]
 
 MAX_TS = 2**63 - 1
 """The largest timestamp Kafka can carry (``Long.MAX_VALUE``)."""
 
-_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def has_surrogate(text: str) -> bool:
     """Whether ``text`` holds a lone surrogate (not encodable as UTF-8, so never a Kafka string)."""
     return _SURROGATE.search(text) is not None
-
-
-def version_problem(version: object) -> str | None:
-    """Why ``version`` is not a Kafka version the oracle knows (``None`` if it is). Exact text only:
-    ``" 3.9"`` is refused, not silently turned into another case."""
-    if not isinstance(version, str) or not _VERSION.match(version):
-        return "is not a Kafka version (write it like '3.9' or '0.10.1')"
-    try:
-        behaviour_for(version)
-    except UnknownVersionError as error:
-        return f"is not a Kafka version the oracle knows: {error}"
-    return None
 
 
 class Fields:

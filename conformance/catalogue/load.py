@@ -20,11 +20,11 @@ from pathlib import Path
 
 from kjoin.conformance.catalogue.case import Case, case_id
 from kjoin.conformance.catalogue.errors import ScenarioError
-from kjoin.conformance.catalogue.fields import Fields, version_problem
+from kjoin.conformance.catalogue.fields import Fields
 from kjoin.conformance.catalogue.portable import case_from_line
 from kjoin.conformance.catalogue.seed_tables import load_seed_table
 from kjoin.conformance.catalogue.vocabulary import JOIN_FOLDERS
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for, era_of, version_problem
 from kjoin.oracle.engine import processor_for
 from kjoin.oracle.errors import OracleError
 from kjoin.scenarios import CATALOGUE_ROOT
@@ -182,20 +182,13 @@ def load_cases(
 def _retargeted(cases: list[Case], kafka: str) -> list[Case]:
     """Every case as Kafka ``kafka``; a scenario x variant x intended keeps one case, preferring the one whose
     own version has ``kafka``'s era."""
-    era = behaviour_for(kafka).era
+    era = era_of(kafka)
     chosen: dict[str, Case] = {}
     for case in cases:
         new_id = case_id(case.scenario, case.variant, kafka, case.intended)
-        if new_id not in chosen or (not _has_era(chosen[new_id].kafka, era) and _has_era(case.kafka, era)):
+        if new_id not in chosen or (era_of(chosen[new_id].kafka) != era and era_of(case.kafka) == era):
             chosen[new_id] = case
     return [replace(case, id=new_id, kafka=kafka, expected=None) for new_id, case in chosen.items()]
-
-
-def _has_era(version: str, era: str) -> bool:
-    try:
-        return behaviour_for(version).era == era
-    except UnknownVersionError:
-        return False
 
 
 def _unique(cases: Iterable[Case], errors: list[ScenarioError]) -> Iterator[Case]:

@@ -194,7 +194,7 @@ def _check_can_create_in(folder: Path, text: str) -> None:
 
 def version_argument(text: str) -> str:
     """An argparse type: a Kafka version the oracle knows (surrounding spaces removed, nothing else)."""
-    from kjoin.conformance.catalogue.fields import version_problem
+    from kjoin.oracle.behaviour import version_problem
 
     version = text.strip()
     problem = version_problem(version)

@@ -25,7 +25,7 @@ from kjoin.conformance.cli.common import (
     worst,
 )
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import version_problem
 from kjoin.oracle.records import JOIN_KINDS
 
 if TYPE_CHECKING:
@@ -88,12 +88,8 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
             datetime.date.fromisoformat(args.found)
         except ValueError:
             return f"--found: {args.found!r} is not a date (YYYY-MM-DD)"
-    if args.kafka is not None:
-        try:
-            behaviour_for(args.kafka)
-        except UnknownVersionError as error:
-            return f"--kafka: {error}"
-    return None
+    problem = None if args.kafka is None else version_problem(args.kafka)
+    return None if problem is None else f"--kafka: {args.kafka!r} {problem}"
 
 
 def _fuzz(args: argparse.Namespace, streams: Streams) -> int:

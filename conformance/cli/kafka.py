@@ -14,9 +14,9 @@ from typing import Any
 
 from kjoin.conformance.cli.common import EXIT_OK, Streams, UsageError
 from kjoin.conformance.codec import canonical_line
-from kjoin.conformance.kafka.driver import KafkaDriver, build_announcement, driver_built, release_of
+from kjoin.conformance.kafka.driver import KafkaDriver, build_announcement, driver_built
 from kjoin.conformance.kafka.maven import MavenError
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import release_of, version_problem
 
 __all__ = ["add_command"]
 
@@ -40,10 +40,9 @@ def add_command(commands: Any) -> None:
 
 def _kafka(args: argparse.Namespace, streams: Streams) -> int:
     release = release_of(args.kafka_version)
-    try:  # before any Maven build: a release the oracle does not know is a usage error
-        behaviour_for(release)
-    except UnknownVersionError as error:
-        raise UsageError(f"kafka: --version: {error}") from error
+    problem = version_problem(release)  # before any Maven build: an unknown release is a usage error
+    if problem is not None:
+        raise UsageError(f"kafka: --version: {args.kafka_version!r} {problem}")
     if not driver_built(release):
         streams.stderr.write(f"kjoin: kafka: {build_announcement(release)}\n")
         streams.stderr.flush()

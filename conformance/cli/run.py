@@ -38,12 +38,13 @@ from kjoin.conformance.documents.outcomes import EQUIVALENCES, CaseOutcome
 from kjoin.conformance.documents.results import ResultsJournal, candidate_json, case_result, run_metadata
 from kjoin.conformance.harness.batching import Stop
 from kjoin.conformance.harness.calls import CallProgress
+from kjoin.conformance.harness.claims import ClaimedCases, as_claimed
 from kjoin.conformance.harness.interrupts import signal_point, signals_held, stop_on_signals
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import keep_traceback, resolve_master, start_session
 from kjoin.conformance.harness.system_failures import SystemFailure, one_line
-from kjoin.conformance.harness.text import render_outcome, render_summary
-from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate
+from kjoin.conformance.harness.text import render_outcome, render_ran_as, render_summary
+from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate, ran_as
 from kjoin.oracle.records import JOIN_KINDS
 
 __all__ = ["add_command"]
@@ -136,15 +137,17 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
     for option, value in kafka_options.items():
         if value is not None and not args.through_kafka:
             raise UsageError(f"run: {option} needs --through-kafka")
+    # with --kafka every case already runs as that release; else each claimed era runs as what it claims
+    claimed = ClaimedCases(loaded.cases, 0) if args.kafka else as_claimed(candidate.claim, loaded.cases)
     if not args.through_kafka:
-        return _run_cases(args, streams, candidate, loaded.cases, bool(loaded.errors))
+        return _run_cases(args, streams, candidate, claimed, bool(loaded.errors))
     from kjoin.conformance.endtoend.builds import DEFAULT_BROKER
     from kjoin.conformance.endtoend.run import through_kafka
     from kjoin.conformance.kafka.maven import MavenError
 
     try:
         broker = args.kafka_broker_version or DEFAULT_BROKER
-        with through_kafka(candidate, loaded.cases, broker, args.kafka_feed or "stepped") as kafka:
+        with through_kafka(candidate, claimed.cases, broker, args.kafka_feed or "stepped") as kafka:
             provenance = kafka.provenance()
             streams.stderr.write(
                 f"kjoin: run: through Kafka {kafka.broker} (spark-sql-kafka {kafka.connector}, "
@@ -154,7 +157,7 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
                 args,
                 streams,
                 kafka.candidate,
-                kafka.cases,
+                ClaimedCases(kafka.cases, claimed.folded),
                 bool(loaded.errors),
                 spark_conf=kafka.spark_conf,
                 through_kafka=provenance,
@@ -167,11 +170,12 @@ def _run_cases(
     args: argparse.Namespace,
     streams: Streams,
     candidate: Candidate,
-    cases: tuple[Case, ...],
+    claimed: ClaimedCases,
     input_errors: bool,
     spark_conf: dict[str, str] | None = None,
     through_kafka: dict[str, Any] | None = None,
 ) -> int:
+    cases = claimed.cases
     results_path = args.results or (args.report / "results.json" if args.report else None)
     master = resolve_master(args.spark_master)
     scenarios = [str(p) for p in args.scenarios] if args.scenarios else ["(bundled catalogue)"]
@@ -199,7 +203,9 @@ def _run_cases(
         document: dict[str, Any] | None = None
         try:
             with signals_held():  # what finished is written first; a signal meanwhile stops what follows
-                streams.stdout.write(_report(candidate.name, outcomes, harness, show=args.show))
+                streams.stdout.write(
+                    _report(candidate, outcomes, harness, show=args.show, folded=claimed.folded)
+                )
                 if stopped is not None:
                     finished = f"{len(outcomes)} of {len(cases)} cases finished"
                     streams.stderr.write(f"kjoin: run: {stopped}; {finished}\n")
@@ -308,8 +314,12 @@ def _is_work(harness: HarnessRun, case: Case) -> bool:
     return harness.unclaimed_because(case) is None and not isinstance(harness.expected(case), str)
 
 
-def _report(name: str, outcomes: list[CaseOutcome], harness: HarnessRun, *, show: int) -> str:
-    lines = [f"candidate {name}", render_summary(outcomes) if outcomes else "no case finished", ""]
+def _report(
+    candidate: Candidate, outcomes: list[CaseOutcome], harness: HarnessRun, *, show: int, folded: int
+) -> str:
+    lines = [f"candidate {candidate.name}", render_summary(outcomes) if outcomes else "no case finished", ""]
+    releases = [outcome.case.kafka for outcome in outcomes if outcome.status != "not-claimed"]
+    lines += [*render_ran_as(ran_as(candidate.claim.kafka, releases), folded), ""]
     for batch in harness.batches:
         jobs = "?" if batch.jobs is None else batch.jobs
         lines.append(

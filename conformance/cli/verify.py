@@ -30,7 +30,7 @@ from kjoin.conformance.cli.common import (
     positive,
 )
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import era_of, release_of, version_problem
 from kjoin.oracle.records import JOIN_KINDS
 
 if TYPE_CHECKING:
@@ -79,15 +79,13 @@ def add_command(commands: Any) -> None:
 
 def _verify(args: argparse.Namespace, streams: Streams) -> int:
     from kjoin.conformance.catalogue import load_cases
-    from kjoin.conformance.kafka.driver import release_of
     from kjoin.conformance.kafka.maven import MavenError
     from kjoin.conformance.kafka.verify import save_golden, verify, verify_cases
 
     release = release_of(args.kafka)
-    try:
-        behaviour_for(release)
-    except UnknownVersionError as error:
-        raise UsageError(f"verify: --kafka: {error}") from error
+    problem = version_problem(release)
+    if problem is not None:
+        raise UsageError(f"verify: --kafka: {args.kafka!r} {problem}")
 
     def say(text: str) -> None:
         _say(streams, text)
@@ -140,7 +138,7 @@ def render_report(report: VerifyReport) -> str:
     lines = [
         f"Kafka Streams {report.release} (kafka-streams jar sha256 {info.kafka_streams_sha256[:16]}..., "
         f"driver {info.driver_sources_sha256[:12]}) vs the oracle as {report.release} (era "
-        f"{behaviour_for(report.release).era}): "
+        f"{era_of(report.release)}): "
         + (
             f"profile {report.profile.name}, seed {report.seed}, hypothesis {hypothesis.__version__}"
             if report.seed is not None

@@ -35,7 +35,7 @@ from kjoin.conformance.differential.profiles import FuzzProfile
 from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.protocol import Claim
 from kjoin.conformance.strategies import JOIN_VARIANTS, join_scenarios
-from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import Behaviour, behaviour_for, version_problem
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, JoinKind, JoinSpec, Record, Variant
 
 __all__ = [
@@ -157,10 +157,10 @@ def generate_cases(
     are immutable and deterministic), so candidates claiming the same joins share one drawing."""
     if join not in JOIN_KINDS:
         raise ValueError(f"join={join!r} must be one of {', '.join(JOIN_KINDS)}")
-    try:
-        behaviour = behaviour_for(kafka, intended=intended)
-    except UnknownVersionError as error:
-        raise ValueError(f"kafka: {error}") from error
+    problem = version_problem(kafka)
+    if problem is not None:
+        raise ValueError(f"kafka: {kafka!r} {problem}")
+    behaviour = behaviour_for(kafka, intended=intended)
     variants = offered_variants(join, behaviour, sorted(claim.variants))
     label = strategy_label(join, kafka, profile, variants)
     if not variants:

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
-from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for, flags_for, flags_in_force
+from kjoin.oracle.behaviour import (
+    Behaviour,
+    behaviour_for,
+    era_of,
+    flags_for,
+    flags_in_force,
+    version_problem,
+)
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
 from kjoin.oracle.records import Output, Settings
@@ -69,11 +76,11 @@ def decisive_flags(case: Case, flags: Iterable[str] | None = None) -> list[str]:
 def flag_reach(version: str, cases: Sequence[Case], *, intended: bool = False) -> FlagReach:
     """What ``cases`` (those run as any version of ``version``'s era) reach of that era. Each flag is tried
     on each case until one reaches it."""
-    try:
-        behaviour = behaviour_for(version, intended=intended)
-    except UnknownVersionError as error:
-        raise ValueError(f"kafka: {error}") from error
-    mine = [case for case in cases if case.intended == intended and _era_of(case.kafka) == behaviour.era]
+    problem = version_problem(version)
+    if problem is not None:
+        raise ValueError(f"kafka: {version!r} {problem}")
+    behaviour = behaviour_for(version, intended=intended)
+    mine = [case for case in cases if case.intended == intended and era_of(case.kafka) == behaviour.era]
     joins = sorted({case.join for case in mine})
     production = any(_has_production_settings(case) for case in mine)
     in_force = tuple(
@@ -94,10 +101,3 @@ def flag_reach(version: str, cases: Sequence[Case], *, intended: bool = False) -
 def _has_production_settings(case: Case) -> bool:
     """Whether ``case`` runs under production settings (flags only they make decisive are then in force)."""
     return case.spec.settings != Settings()
-
-
-def _era_of(version: str) -> str | None:
-    try:
-        return behaviour_for(version).era
-    except UnknownVersionError:
-        return None

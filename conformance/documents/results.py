@@ -47,8 +47,8 @@ from kjoin.conformance.documents.explain import explain, stream_times
 from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.documents.verdicts import Scored, verdicts
 from kjoin.conformance.documents.vocabulary import DIVERGENCE_KINDS, STATUS_MEANINGS
-from kjoin.conformance.protocol import Candidate, DeclaredDifference
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.conformance.protocol import Candidate, DeclaredDifference, ran_as
+from kjoin.oracle.behaviour import era_of
 from kjoin.oracle.records import Output
 
 __all__ = [
@@ -130,13 +130,6 @@ def about_json(case: Case) -> dict[str, Any] | None:
     }
 
 
-def _era(case: Case) -> str | None:
-    try:
-        return behaviour_for(case.kafka, intended=case.intended).era
-    except UnknownVersionError:
-        return None
-
-
 def case_result(outcome: CaseOutcome) -> dict[str, Any]:
     """One case as plain JSON data (also what pytest-xdist workers send to the controller)."""
     case, verdict, answer = outcome.case, outcome.verdict, outcome.answer
@@ -165,7 +158,7 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
         "scenario": case.scenario,
         "variant": case.variant,
         "kafka": case.kafka,
-        "era": _era(case),
+        "era": era_of(case.kafka),
         "intended": case.intended,
         "join": case.join,
         "source": case.source,
@@ -242,7 +235,7 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
     }
 
 
-def _summary(cases: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _summary(cases: Sequence[Mapping[str, Any]], claimed: Sequence[str]) -> dict[str, Any]:
     by_join: dict[str, Counter[str]] = defaultdict(Counter)
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
     for case in cases:
@@ -254,6 +247,7 @@ def _summary(cases: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "by_status": dict(sorted(Counter(case["status"] for case in cases).items())),
         "by_join": {join: dict(sorted(counts.items())) for join, counts in sorted(by_join.items())},
         "failures_by_kind": {join: dict(sorted(counts.items())) for join, counts in sorted(kinds.items())},
+        "ran_as": ran_as(claimed, [str(case["kafka"]) for case in cases if case["status"] != "not-claimed"]),
     }
 
 
@@ -278,7 +272,7 @@ def results_document(
         "candidate": dict(candidate),
         "divergence_kinds": dict(DIVERGENCE_KINDS),
         "statuses": dict(STATUS_MEANINGS),
-        "summary": _summary(ordered),
+        "summary": _summary(ordered, (candidate.get("claim") or {}).get("kafka") or ()),
         "calls": [dict(call) for call in calls],
         "verdicts": [verdict.to_json() for verdict in verdicts(scored)],
         "cases": ordered,

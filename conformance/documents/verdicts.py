@@ -19,7 +19,7 @@ from typing import Any
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Emitted, Mode, check
-from kjoin.oracle.behaviour import ERAS, Behaviour, UnknownVersionError, behaviour_for, flags_for
+from kjoin.oracle.behaviour import Behaviour, behaviour_for, era_of, flags_for, one_release_per_era
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
 from kjoin.oracle.records import JOIN_KINDS, VARIANTS
@@ -36,9 +36,9 @@ __all__ = [
 ]
 
 ERA_VERSIONS: tuple[tuple[str, Behaviour], ...] = tuple(
-    (".".join(map(str, first)), behaviour) for first, behaviour in sorted(ERAS.items())
+    (version, behaviour_for(version)) for version in one_release_per_era()
 )
-"""One representative version per era (its first version), oldest first."""
+"""One representative version per era (its first version), oldest first, with its behaviour."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,13 +110,6 @@ class JoinVerdict:
             ],
             "summary": self.summary,
         }
-
-
-def _era_of(version: str) -> str:
-    try:
-        return behaviour_for(version).era
-    except UnknownVersionError:
-        return version
 
 
 def _score(scored: Scored, behaviour: Behaviour) -> tuple[bool, int] | None:
@@ -230,7 +223,7 @@ def verdicts(cases: Iterable[Scored]) -> tuple[JoinVerdict, ...]:
     groups: dict[tuple[str, str, str, bool], list[Scored]] = defaultdict(list)
     for scored in cases:
         case = scored.case
-        groups[(case.join, case.variant, _era_of(case.kafka), case.intended)].append(scored)
+        groups[(case.join, case.variant, era_of(case.kafka) or case.kafka, case.intended)].append(scored)
     return tuple(_verdict(key, groups[key]) for key in sorted(groups, key=_group_order))
 
 

@@ -24,8 +24,8 @@ from typing import IO, Any
 
 from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, USER, EndToEndError, build_broker
 from kjoin.conformance.harness.system_failures import SystemFailure, one_line
-from kjoin.conformance.kafka.driver import release_of
 from kjoin.conformance.kafka.maven import require_tool
+from kjoin.oracle.behaviour import release_of
 
 __all__ = ["START_TIMEOUT_S", "KafkaBroker", "StepProducer", "free_port"]
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kjoin.conformance.kafka.driver import release_of
 from kjoin.conformance.kafka.maven import (
     MavenError,
     build_lock,
@@ -22,6 +21,7 @@ from kjoin.conformance.kafka.maven import (
     output_tail,
     sources_digest,
 )
+from kjoin.oracle.behaviour import release_of
 
 __all__ = [
     "BROKER_SOURCES",

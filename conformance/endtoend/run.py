@@ -24,9 +24,9 @@ from kjoin.conformance.endtoend.broker import KafkaBroker
 from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, EndToEndError, connector_jars
 from kjoin.conformance.endtoend.streaming_job import FEEDS, Feed
 from kjoin.conformance.endtoend.topics import in_processing_order
-from kjoin.conformance.kafka.driver import release_of
 from kjoin.conformance.protocol import Candidate, Claim, DeclaredDifference
 from kjoin.conformance.streaming.adapter import StreamingCandidate
+from kjoin.oracle.behaviour import release_of
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -28,10 +28,12 @@ from kjoin.conformance.documents.results import (
     run_metadata,
     write_json_atomically,
 )
+from kjoin.conformance.harness.claims import as_claimed
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
-from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate
+from kjoin.conformance.harness.text import render_ran_as
+from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate, ran_as
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -82,6 +84,8 @@ class PytestRun:
     route: Route | None = None
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     document: dict[str, Any] | None = None
+    folded: int = 0
+    """Cases of other eras' releases that ran once as the claimed version (``claims.as_claimed``)."""
 
     @property
     def is_worker(self) -> bool:
@@ -92,6 +96,9 @@ class PytestRun:
         case_set = load_cases(list(self.scenarios) or None, kafka=self.kafka)
         errors = [str(error) for error in case_set.errors]
         cases = case_set.cases
+        if self.kafka is None:  # with --kjoin-kafka every case already runs as that release
+            claimed = as_claimed(self.candidate.claim, cases)
+            cases, self.folded = claimed.cases, claimed.folded
         if self.route is not None:
             cases = tuple(self.route.reordered(case) for case in cases)
         items.extend(build_items(session, self.harness, cases, errors))
@@ -137,6 +144,9 @@ class PytestRun:
             counts[str(result["status"])] = counts.get(str(result["status"]), 0) + 1
         statuses = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "no cases run"
         lines = [f"candidate {self.candidate.name}: {statuses}"]
+        if self.results:
+            releases = [str(r["kafka"]) for r in self.results.values() if r["status"] != "not-claimed"]
+            lines += render_ran_as(ran_as(self.candidate.claim.kafka, releases), self.folded)
         for batch in self.harness.batches:
             jobs = "?" if batch.jobs is None else str(batch.jobs)
             lines.append(

@@ -16,10 +16,17 @@ from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.documents.vocabulary import OUTCOME_STATUSES
 from kjoin.conformance.harness.system_failures import one_line
 from kjoin.conformance.notation import show_key, show_operand, show_output, show_record
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import era_of
 from kjoin.oracle.records import JOIN_KINDS
 
-__all__ = ["describe_case", "render_outcome", "render_state", "render_summary", "render_trace"]
+__all__ = [
+    "describe_case",
+    "render_outcome",
+    "render_ran_as",
+    "render_state",
+    "render_summary",
+    "render_trace",
+]
 
 _TRACE_AFTER_FIRST = 5
 _TRACE_MAX = 40
@@ -28,11 +35,8 @@ _TRACE_MAX = 40
 def describe_case(case: Case) -> str:
     """The join and its settings in one line, with the header that fits the join kind."""
     spec = case.spec
-    try:
-        era = f" (era {behaviour_for(case.kafka, intended=case.intended).era})"
-    except UnknownVersionError:
-        era = ""
-    parts = [f"{spec.join} {spec.variant} join as Kafka {case.kafka}{era}"]
+    era = era_of(case.kafka)
+    parts = [f"{spec.join} {spec.variant} join as Kafka {case.kafka}{f' (era {era})' if era else ''}"]
     if case.intended:
         parts.append("intended semantics")
     window = spec.window
@@ -172,3 +176,23 @@ def render_summary(outcomes: Sequence[CaseOutcome]) -> str:
     joins = [join for join in JOIN_KINDS if join in counts]
     rows = [[join, *(counts[join][status] for status in statuses)] for join in [*joins, "total"]]
     return tabulate(rows, headers=["join", *statuses], tablefmt="simple")
+
+
+def render_ran_as(entries: Sequence[Mapping[str, Any]], folded: int = 0) -> list[str]:
+    """Which Kafka releases each claimed era ran as (``protocol.ran_as`` entries), one line per era, and how
+    many statements of other releases ran once as the claimed version (``claims.as_claimed``)."""
+    lines = ["Kafka releases run, per claimed era:"]
+    for entry in entries:
+        releases = entry["releases"]
+        ran = ", ".join(f"{release} ({count} cases)" for release, count in releases.items())
+        claimed = ", ".join(entry["claimed"])
+        if not claimed:
+            lines.append(f"  as a release of the same semantics (era {entry['era']}): {ran}")
+        else:
+            lines.append(f"  {claimed} (era {entry['era']}): {ran or 'no claimed case'}")
+    if folded:
+        lines.append(
+            f"  ({folded} cases stated for releases of other eras with the same semantics ran once, as the "
+            "claimed version)"
+        )
+    return lines

@@ -36,30 +36,21 @@ from kjoin.conformance.kafka.maven import (
     require_tool,
     sources_digest,
 )
+from kjoin.oracle.behaviour import release_of
 from kjoin.oracle.records import Output
 
 __all__ = [
     "DRIVER_SOURCES",
-    "NEWEST_PATCHES",
     "DriverError",
     "DriverInfo",
     "KafkaDriver",
     "build_driver",
     "cache_root",
     "driver_info",
-    "release_of",
 ]
 
 DRIVER_SOURCES = Path(__file__).resolve().parent.parent / "kafka_driver"
 """The Maven project of the driver (``pom.xml`` and ``src/``)."""
-
-NEWEST_PATCHES = {
-    "2.4": "2.4.1", "2.5": "2.5.1", "2.6": "2.6.3", "2.7": "2.7.2", "2.8": "2.8.2", "3.0": "3.0.2",
-    "3.1": "3.1.2", "3.2": "3.2.3", "3.3": "3.3.2", "3.4": "3.4.1", "3.5": "3.5.2", "3.6": "3.6.2",
-    "3.7": "3.7.2", "3.8": "3.8.1", "3.9": "3.9.2", "4.0": "4.0.2", "4.1": "4.1.2", "4.2": "4.2.2",
-    "4.3": "4.3.1", "4.4": "4.4.0",
-}  # fmt: skip
-"""A minor line's newest patch release on Maven Central (``--kafka 4.3`` means 4.3.1 here)."""
 
 
 class DriverError(MavenError):
@@ -82,13 +73,6 @@ class DriverInfo:
             "driver_sources_sha256": self.driver_sources_sha256,
             "driver": "kjoin kafka driver (TopologyTestDriver)",
         }
-
-
-def release_of(version: str) -> str:
-    """The release a version string names: ``4.3`` -> ``4.3.1`` (the newest patch of that line), a full
-    ``x.y.z`` as it is."""
-    version = version.strip()
-    return NEWEST_PATCHES.get(version, version)
 
 
 def driver_folder(version: str) -> Path:

@@ -31,15 +31,15 @@ from kjoin.conformance.kafka.driver import (
     build_announcement,
     driver_built,
     driver_info,
-    release_of,
 )
 from kjoin.conformance.protocol import Claim
+from kjoin.oracle.behaviour import one_release_per_era, release_of
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS, JoinKind, Output
 
 __all__ = ["VerifyReport", "golden_line", "save_golden", "verify", "verify_cases"]
 
 EVERYTHING = Claim(
-    joins=frozenset(JOIN_KINDS), variants=frozenset(VARIANTS), kafka=("3.9",),
+    joins=frozenset(JOIN_KINDS), variants=frozenset(VARIANTS), kafka=one_release_per_era(),
     stores=frozenset(STORE_KINDS), versioned=True, stream_table_grace=True,
 )  # fmt: skip
 """What a generated scenario may use: the strategies keep only what the release offers."""

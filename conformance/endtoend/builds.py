@@ -56,7 +56,7 @@ def build_broker(version: str = DEFAULT_BROKER) -> Path:
     """The build folder of the broker of Kafka ``version`` (``kjoin-kafka-broker.jar`` and ``lib/``)."""
     release = release_of(version)
     sources = [BROKER_SOURCES / "pom.xml", *(BROKER_SOURCES / "src").rglob("*")]
-    folder = cache_root() / "kafka-broker" / f"{release}-{sources_digest(BROKER_SOURCES, sources)[:12]}"
+    folder = cache_root() / "kafka-broker" / f"{release}-{sources_digest(sources)[:12]}"
     jar = folder / "kjoin-kafka-broker.jar"
     if jar.exists():
         return folder
@@ -99,7 +99,7 @@ def connector_jars(pyspark: str | None = None) -> tuple[str, list[Path]]:
         pyspark = str(installed.__version__)
     pom = BROKER_SOURCES / "connector" / "pom.xml"
     tried = "-".join(connector_versions(pyspark))
-    digest = sources_digest(BROKER_SOURCES, [pom])
+    digest = sources_digest([pom])
     folder = cache_root() / "spark-kafka" / f"pyspark-{pyspark}-{tried}-{digest[:12]}"
     version_file = folder / "connector.version"
     if not version_file.exists():

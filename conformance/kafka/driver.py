@@ -102,7 +102,7 @@ def build_driver(version: str, *, quiet: bool = True) -> Path:
     release = release_of(version)
     require_tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless")
     require_tool("mvn", "install Apache Maven, e.g. Debian's maven")
-    digest = sources_digest(DRIVER_SOURCES, DRIVER_SOURCES.rglob("*"))
+    digest = sources_digest(DRIVER_SOURCES.rglob("*"))
     folder = cache_root() / "kafka-driver" / f"{release}-{digest[:12]}"
     jar = folder / "kjoin-kafka-driver.jar"
     if jar.exists():

@@ -1,9 +1,9 @@
 """Maven builds of the project's JVM helpers, from Maven Central, cached outside the repository.
 
 The Kafka Streams driver (``conformance/kafka_driver``) and the end-to-end broker and Spark connector
-(``conformance/kafka_broker``) are Maven projects built on first use into ``$KJOIN_CACHE`` (default
-``~/.cache/kjoin``): a folder per version and digest of the Maven sources, built under a lock so that
-parallel processes build once.
+(``conformance/kafka_broker``) are Maven projects with one parent (``conformance/maven_parent/pom.xml``),
+built on first use into ``$KJOIN_CACHE`` (default ``~/.cache/kjoin``): a folder per version and digest of
+the Maven sources (the parent POM included), built under a lock so that parallel processes build once.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from pathlib import Path
 __all__ = [
     "BUILD_TIMEOUT_S",
     "CACHE_ENV",
+    "MAVEN_ROOT",
+    "PARENT_POM",
     "MavenError",
     "build_lock",
     "cache_root",
@@ -32,6 +34,10 @@ __all__ = [
     "sources_digest",
 ]
 
+MAVEN_ROOT = Path(__file__).resolve().parent.parent
+"""The folder holding the project's Maven projects (``conformance/``)."""
+PARENT_POM = MAVEN_ROOT / "maven_parent" / "pom.xml"
+"""The parent of every Maven project here: the Java release and the plugins, set once."""
 CACHE_ENV = "KJOIN_CACHE"
 BUILD_TIMEOUT_S = 1800
 """Maven's first build of a release downloads its jars: generous on a slow network and a busy machine."""
@@ -55,11 +61,12 @@ def require_tool(name: str, hint: str, user: str = "the Kafka Streams driver") -
     return found
 
 
-def sources_digest(root: Path, paths: Iterable[Path]) -> str:
-    """SHA-256 over the files ``paths`` (names relative to ``root``, and contents), in name order."""
+def sources_digest(paths: Iterable[Path]) -> str:
+    """The key of a build: SHA-256 over the parent POM and the files ``paths`` (names relative to
+    ``MAVEN_ROOT``, and contents), in name order."""
     digest = hashlib.sha256()
-    for path in sorted(path for path in paths if path.is_file()):
-        digest.update(path.relative_to(root).as_posix().encode())
+    for path in sorted({PARENT_POM, *(path for path in paths if path.is_file())}):
+        digest.update(path.relative_to(MAVEN_ROOT).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

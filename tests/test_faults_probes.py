@@ -201,3 +201,43 @@ def test_verify_counts_the_scenarios_real_kafka_answered(tmp_path: Path) -> None
     verify_cases("4.4.0", cases, profile=profile_named("ci"), counted=lambda *done: counted.append(done))
     total = len(SMALL_SCENARIOS)
     assert counted == [(done, total) for done in range(1, total + 1)]
+
+
+def test_run_progress_counts_only_the_cases_the_candidate_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not-claimed cases are no work: counted, they would finish at once and make the estimate grow."""
+    import dataclasses
+
+    from kjoin.conformance.catalogue import load_cases
+    from kjoin.conformance.cli import run as run_command
+    from kjoin.conformance.cli.common import Streams
+    from kjoin.conformance.harness.outcomes import CaseOutcome, HarnessRun
+    from support.fixture_candidates import CLAIM_ALL_39, oracle_on_driver
+    from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
+
+    stages: list[tuple[str, int]] = []
+
+    class Recorded:
+        def __init__(self, stream: object, label: str, total: int, **options: object) -> None:
+            stages.append((label, total))
+
+        def __enter__(self) -> Recorded:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def advance(self, count: int = 1) -> None:
+            pass
+
+    monkeypatch.setattr(run_command, "Progress", Recorded)
+    claim = dataclasses.replace(CLAIM_ALL_39, joins=frozenset({"stream-stream"}))
+    candidate = dataclasses.replace(oracle_on_driver(), claim=claim)
+    harness = HarnessRun(candidate, lambda: pytest.fail("no Spark: the outcomes are stubbed"))
+    monkeypatch.setattr(harness, "outcome", lambda case: CaseOutcome(case, "pass"))
+    cases = load_cases([write_scenarios(tmp_path / "small.jsonl")], kafka="3.9").cases
+    streams = Streams(io.StringIO(), io.StringIO(), io.StringIO())
+    assert len(list(run_command._checked(harness, cases, streams))) == len(SMALL_SCENARIOS)
+    stream_stream = sum(1 for scenario in SMALL_SCENARIOS if scenario["join"] == "stream-stream")
+    assert stages == [("stream-stream", stream_stream)]  # the not-claimed stream-table cases: no stage

@@ -197,6 +197,8 @@ def _check(args: argparse.Namespace, streams: Streams, data: dict[str, Any], rec
         )
     except (ScaleError, DataError) as error:
         raise UsageError(f"{name}: {error}") from error
+    except SystemFailure as error:
+        raise SystemFailure(f"{name}: {error} (Spark's log: {spark_log()})") from None
     except Exception as error:  # Spark failed outside the candidate: the input, or the system
         unreadable, cause = unreadable_input(error), system_cause(str(error))
         if unreadable is not None:

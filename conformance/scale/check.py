@@ -17,6 +17,7 @@ from kjoin.conformance.catalogue import Case
 from kjoin.conformance.documents.results import candidate_json
 from kjoin.conformance.harness.batching import OutputSchemaError, spec_rows, validated_output
 from kjoin.conformance.harness.claims import unclaimed_because
+from kjoin.conformance.harness.system_failures import SystemFailure, one_line, system_cause
 from kjoin.conformance.protocol import INPUT_SCHEMA, SPEC_SCHEMA, Candidate
 from kjoin.conformance.scale.compare import diff
 from kjoin.conformance.scale.tasks import expected_outputs, ordered_inputs
@@ -169,6 +170,9 @@ def _check(
         message = (
             f"{type(error).__name__}: {error}" if not isinstance(error, OutputSchemaError) else str(error)
         )
+        cause = system_cause(message)
+        if cause is not None:  # Spark failed, not the candidate
+            raise SystemFailure(f"{cause}: {one_line(message)}") from None
         document.update(status="error", candidate_error=f"{message}\n{traceback.format_exc()}".strip())
         document["summary"] = {"records": count, "tasks": len(tasks), "expected": expected_count}
         ordered.unpersist()

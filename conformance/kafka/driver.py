@@ -75,10 +75,14 @@ class DriverInfo:
         }
 
 
+def _driver_digest() -> str:
+    """The digest of the driver's Maven sources (the parent POM included): part of its build folder's name."""
+    return sources_digest(DRIVER_SOURCES.rglob("*"))
+
+
 def driver_folder(version: str) -> Path:
     """Where the driver for Kafka Streams ``version`` is (or will be) built."""
-    digest = sources_digest(DRIVER_SOURCES, DRIVER_SOURCES.rglob("*"))
-    return cache_root() / "kafka-driver" / f"{release_of(version)}-{digest[:12]}"
+    return cache_root() / "kafka-driver" / f"{release_of(version)}-{_driver_digest()[:12]}"
 
 
 def driver_built(version: str) -> bool:
@@ -102,8 +106,8 @@ def build_driver(version: str, *, quiet: bool = True) -> Path:
     release = release_of(version)
     require_tool("java", "install a Java 17 JDK, e.g. Debian's openjdk-17-jdk-headless")
     require_tool("mvn", "install Apache Maven, e.g. Debian's maven")
-    digest = sources_digest(DRIVER_SOURCES.rglob("*"))
-    folder = cache_root() / "kafka-driver" / f"{release}-{digest[:12]}"
+    digest = _driver_digest()
+    folder = driver_folder(release)
     jar = folder / "kjoin-kafka-driver.jar"
     if jar.exists():
         return folder

@@ -1,16 +1,21 @@
 """The kjoin pytest plugin (``pytest11`` entry point): check a candidate against Kafka Streams' semantics.
 
-``pytest conformance --candidate NAME`` (or ``KJOIN_CANDIDATE=NAME``) adds one item per scenario x variant x
-era of the catalogue, ids ``<scenario-id>[<variant>-<kafka>]``. Without a candidate the plugin adds nothing
-and never starts Spark. Hooks only; the work is in ``conformance.harness.pytest_run``. ``--kjoin-report DIR``
-writes the run's HTML report (``kjoin.reports.write_report``) from the results document; ``--through-kafka``
-runs the candidate's job between real Kafka topics (``kjoin.conformance.endtoend.SessionKafka``).
+``pytest --candidate NAME`` (or ``KJOIN_CANDIDATE=NAME``, or ``candidate = "NAME"`` in the ``[tool.kjoin]``
+table of the project's own pyproject.toml) adds one item per scenario x variant x era of the catalogue, ids
+``<scenario-id>[<variant>-<kafka>]``; cases outside the candidate's claim are deselected and counted in one
+line. ``pytest conformance`` from the checkout (the ``kjoin.conformance`` folder named on the command line)
+without a candidate checks the catalogue itself: one item per case whose file states Kafka's outputs,
+against the oracle (``kjoin check``). Otherwise the plugin adds nothing and never starts Spark. Hooks only;
+the work is in ``conformance.harness.pytest_run``. ``--kjoin-report DIR`` writes the run's HTML report
+(``kjoin.reports.write_report``) from the results document; ``--through-kafka`` runs the candidate's job
+between real Kafka topics (``kjoin.conformance.endtoend.SessionKafka``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,6 +25,8 @@ if TYPE_CHECKING:
     from kjoin.conformance.protocol import Candidate
 
 _RUN: pytest.StashKey[PytestRun | None] = pytest.StashKey()
+_STATED: pytest.StashKey[bool] = pytest.StashKey()
+"""Whether this session checks the catalogue's stated outputs against the oracle (``pytest conformance``)."""
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -35,7 +42,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="kjoin_candidate",
         metavar="NAME",
         default=None,
-        help="check this candidate: module:attr or a kjoin.candidates name (env KJOIN_CANDIDATE)",
+        help="check this candidate: module:attr or a kjoin.candidates name (env KJOIN_CANDIDATE, or "
+        "candidate in pyproject.toml's [tool.kjoin] table)",
     )
     group.addoption(
         "--spark-master",
@@ -105,7 +113,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    name = config.getoption("kjoin_candidate") or os.environ.get("KJOIN_CANDIDATE", "").strip()
+    name = _candidate_name(config)
     run = None
     if config.getoption("kjoin_report") and not config.getoption("kjoin_results"):
         config.option.kjoin_results = os.path.join(config.getoption("kjoin_report"), "results.json")
@@ -115,6 +123,41 @@ def pytest_configure(config: pytest.Config) -> None:
         run = configure(config, name, _route(config))
         config.pluginmanager.register(run, "kjoin-run")  # receives the reports (pytest_runtest_logreport)
     config.stash[_RUN] = run
+    config.stash[_STATED] = run is None and _names_the_suite(config)
+    if config.stash[_STATED]:
+        for path in config.getoption("kjoin_scenarios") or ():
+            if not Path(path).exists():
+                raise pytest.UsageError(f"--kjoin-scenarios: {path}: no such file or folder")
+
+
+def _candidate_name(config: pytest.Config) -> str:
+    """The candidate to check: ``--candidate``, else ``$KJOIN_CANDIDATE``, else ``[tool.kjoin] candidate``
+    in the pyproject.toml of pytest's root folder (the user's own project); ``""`` when none is named."""
+    name = config.getoption("kjoin_candidate") or os.environ.get("KJOIN_CANDIDATE", "").strip()
+    if name:
+        return str(name)
+    pyproject = config.rootpath / "pyproject.toml"
+    if not pyproject.is_file():
+        return ""
+    import tomllib
+
+    try:
+        settings = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise pytest.UsageError(f"{pyproject}: cannot read it for [tool.kjoin]: {error}") from error
+    table = settings.get("tool", {}).get("kjoin", {})
+    candidate = table.get("candidate", "") if isinstance(table, dict) else ""
+    if not isinstance(candidate, str):
+        raise pytest.UsageError(f"{pyproject}: [tool.kjoin] candidate must be a string, got {candidate!r}")
+    return candidate.strip()
+
+
+def _names_the_suite(config: pytest.Config) -> bool:
+    """Whether the command line names the ``kjoin.conformance`` folder itself (``pytest conformance`` in the
+    checkout): the conformance suite, which without a candidate is the catalogue against the oracle."""
+    home = Path(__file__).resolve().parent  # this module lives in kjoin.conformance's folder
+    here = config.invocation_params.dir
+    return any((here / argument.split("::")[0]).resolve() == home for argument in config.args)
 
 
 def _route(config: pytest.Config) -> Callable[[Candidate], Route] | None:
@@ -144,6 +187,10 @@ def pytest_collection_modifyitems(
     run = config.stash.get(_RUN, None)
     if run is not None:
         run.collect(session, items)
+    elif config.stash.get(_STATED, False):
+        from kjoin.conformance.harness.pytest_run import collect_stated
+
+        collect_stated(session, items, config.getoption("kjoin_scenarios") or ())
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -156,6 +203,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     run = session.config.stash.get(_RUN, None)
     if run is not None:
         run.finish()
+        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and run.not_claimed:
+            session.exitstatus = pytest.ExitCode.OK  # every case is outside the claim: nothing failed
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
-from kjoin.conformance.cli.check import check_case
 from kjoin.conformance.harness.text import describe_case, render_trace
+from kjoin.conformance.stated import check_case
 from kjoin.oracle import behaviour_for, run
 
 CASES = [case for case in load_cases().cases if case.expected is not None]

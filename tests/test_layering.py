@@ -174,7 +174,8 @@ _WORDS = ("kjoin.conformance.notation", "kjoin.conformance.documents.vocabulary"
 """The notation and the vocabularies: self-contained, imported by every layer, the reports included."""
 _BELOW_HARNESS = (*_CORE, "kjoin.conformance.codec", "kjoin.conformance.catalogue",
                   "kjoin.conformance.checker",
-                  "kjoin.conformance.notation", "kjoin.conformance.protocol")  # fmt: skip
+                  "kjoin.conformance.notation", "kjoin.conformance.protocol",
+                  "kjoin.conformance.stated")  # fmt: skip
 _DOCUMENTS = ("kjoin.conformance.documents",)
 LAYERS: dict[str, tuple[str, ...]] = {
     "kjoin.oracle": ("kjoin.oracle",),
@@ -187,6 +188,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "kjoin.conformance.documents.vocabulary": (),
     "kjoin.conformance.checker": ("kjoin.oracle", *_WORDS),
     "kjoin.conformance.protocol": ("kjoin.oracle",),
+    "kjoin.conformance.stated": (*_CORE, "kjoin.conformance.catalogue", "kjoin.conformance.checker"),
     "kjoin.conformance.strategies": ("kjoin.oracle",),
     "kjoin.conformance.candidates": ("kjoin.oracle", "kjoin.conformance.protocol",
                                      "kjoin.conformance.streaming", "kjoin.conformance.candidates"),

@@ -8,6 +8,7 @@ The user's candidate claims only table-table joins and the scenarios are stream-
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.protocol import CandidateLoadError, load_candidate
 from kjoin.scenarios import CATALOGUE_ROOT
 
 SCENARIOS = CATALOGUE_ROOT / "stream_stream" / "kip77-current.toml"
 
 JOINS = """
+from kjoin.conformance.catalogue import load_cases
 from kjoin.conformance.protocol import Claim
 
 
@@ -60,6 +63,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (package / "joins.py").write_text(JOINS, encoding="utf-8")
     (package / "broken.py").write_text(BROKEN, encoding="utf-8")
     (package / "needs_library.py").write_text(NEEDS_A_MISSING_LIBRARY, encoding="utf-8")
+    # the scenarios inside the project: a path outside it on pytest's command line would move its rootdir
+    (package.parent / SCENARIOS.name).write_text(SCENARIOS.read_text(encoding="utf-8"), encoding="utf-8")
     monkeypatch.chdir(package.parent)
     monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", os.getcwd())])
     monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
@@ -141,3 +146,47 @@ def test_kjoin_run_names_a_failing_import_in_one_line_and_exits_2(project: Path)
         "kjoin: run: --candidate: candidate 'mypackage.broken:candidate': importing module "
         "'mypackage.broken' raised JSONDecodeError"
     )
+
+
+def test_pytest_loads_a_candidate_from_the_current_folder_and_deselects_what_it_does_not_claim(
+    project: Path,
+) -> None:
+    """The README's ``pytest --candidate mypackage.joins:candidate``: the cases outside the claim are
+    deselected with one line counting them (no ``s`` per case), and the run passes (never exit 5)."""
+    done = _in(
+        project, "-m", "pytest", "--candidate", "mypackage.joins:candidate",
+        "--kjoin-scenarios", SCENARIOS.name, "-p", "no:cacheprovider",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 cases outside the candidate's claim deselected (not claimed" in done.stdout
+    assert "3 deselected" in done.stdout
+    assert "skipped" not in done.stdout
+
+
+def test_pytest_xdist_workers_hand_the_not_claimed_cases_to_the_results_file(project: Path) -> None:
+    results = project / "results.json"
+    done = _in(
+        project, "-m", "pytest", "-n", "2", "--candidate", "mypackage.joins:candidate",
+        "--kjoin-scenarios", SCENARIOS.name, "--kjoin-results", "results.json", "-p", "no:cacheprovider",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(results.read_text(encoding="utf-8"))
+    assert [case["status"] for case in document["cases"]] == ["not-claimed"] * 3
+    assert {case["id"] for case in document["cases"]} == {case.id for case in load_cases([SCENARIOS]).cases}
+
+
+def test_pytest_names_a_failing_candidate_import_as_a_usage_error(project: Path) -> None:
+    done = _in(project, "-m", "pytest", "--candidate", "mypackage.broken:candidate", "-p", "no:cacheprovider")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+    [line] = [line for line in done.stderr.splitlines() if line.strip()]
+    assert line.startswith("ERROR: --candidate: candidate 'mypackage.broken:candidate': importing module")
+
+
+def test_pytest_checks_the_candidate_named_in_the_projects_pyproject(project: Path) -> None:
+    (project / "pyproject.toml").write_text(
+        '[tool.kjoin]\ncandidate = "mypackage.joins:candidate"\n', encoding="utf-8"
+    )
+    done = _in(project, "-m", "pytest", "--kjoin-scenarios", SCENARIOS.name, "-p", "no:cacheprovider")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "candidate my-joins" in done.stdout

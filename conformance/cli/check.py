@@ -17,12 +17,9 @@ from typing import Any
 
 from tabulate import tabulate
 
-from kjoin.conformance.catalogue import Case, ScenarioError, load_cases
-from kjoin.conformance.checker import Emitted, check
+from kjoin.conformance.catalogue import ScenarioError, load_cases
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, EXIT_USAGE, Streams, lines, worst
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
-from kjoin.oracle.engine import run
-from kjoin.oracle.errors import OracleError
+from kjoin.conformance.stated import check_case
 
 __all__ = ["FileResult", "add_command", "check_case"]
 
@@ -52,27 +49,6 @@ class FileResult:
     @property
     def ok(self) -> bool:
         return not self.failures and not self.errors
-
-
-def check_case(case: Case) -> str | None:
-    """``None`` when the oracle emits what ``case``'s file states, else the first divergence in words."""
-    assert case.expected is not None
-    try:
-        outputs = run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
-    except (OracleError, UnknownVersionError) as error:
-        return f"the oracle cannot run it: {error}"
-    verdict = check(
-        Emitted(case.expected.outputs, case.expected.causes_known),
-        Emitted(tuple(outputs), causes_known=True),
-        "exact",
-        timestamps=case.expected.timestamps,
-        names=("the file", "the oracle"),
-    )
-    first = verdict.first
-    if first is None:
-        return None
-    at = "" if first.at is None else f" at input #{first.at}"
-    return f"{first.kind}{at}: {first.detail}"
 
 
 def _check(args: argparse.Namespace, streams: Streams) -> int:

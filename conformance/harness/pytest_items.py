@@ -4,12 +4,17 @@ The plugin (``conformance/plugin.py``, hooks only) builds these. An item's outco
 ``HarnessRun``, which runs the candidate once per join kind and caches the answers, so the first item of a
 join kind pays for the Spark jobs and the others only compare. Declared differences are ``xfail`` markers
 (``strict`` as declared, raising only on a real difference, never on a candidate error); cases outside the
-claim are skipped as "not claimed". Failures print the first divergence as a table (``repr_failure``).
+claim carry their reason in ``CaseItem.unclaimed`` and are deselected (``PytestRun``), counted in one line.
+Failures print the first divergence as a table (``repr_failure``).
+
+Without a candidate, ``pytest conformance`` checks the catalogue itself: one ``StatedCaseItem`` per case
+whose file states Kafka's outputs, the oracle against them (``kjoin check``'s check).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +24,11 @@ from kjoin.conformance.catalogue import Case
 from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.documents.results import case_result
 from kjoin.conformance.harness.outcomes import HarnessRun
-from kjoin.conformance.harness.text import render_outcome
+from kjoin.conformance.harness.text import describe_case, render_outcome, render_trace
+from kjoin.conformance.stated import check_case
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.engine import run
+from kjoin.oracle.errors import OracleError
 
 __all__ = [
     "RESULT_PROPERTY",
@@ -28,7 +37,9 @@ __all__ = [
     "CatalogueErrorsItem",
     "ConformanceMismatch",
     "ScenarioSource",
+    "StatedCaseItem",
     "build_items",
+    "build_stated_items",
 ]
 
 RESULT_PROPERTY = "kjoin_case"
@@ -70,6 +81,8 @@ class CaseItem(pytest.Item):
         self.case = case
         self.harness = harness
         self.outcome: CaseOutcome | None = None
+        self.unclaimed: str | None = harness.unclaimed_because(case)
+        """Why the candidate's claim leaves the case out (such items are deselected), else ``None``."""
 
     def runtest(self) -> None:
         self.outcome = outcome = self.harness.outcome(self.case)
@@ -111,6 +124,41 @@ class CatalogueErrorsItem(pytest.Item):
         return self.path, 0, "kjoin: scenario load errors"
 
 
+class StatedMismatch(AssertionError):
+    """The oracle's outputs differ from what the scenario file states Kafka emits."""
+
+
+class StatedCaseItem(pytest.Item):
+    """One case whose file states Kafka's outputs, checked against the oracle (``kjoin check``'s check)."""
+
+    def __init__(self, *, case: Case, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+
+    def runtest(self) -> None:
+        problem = check_case(self.case)
+        if problem is not None:
+            raise StatedMismatch(problem)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if not isinstance(excinfo.value, StatedMismatch):
+            return str(super().repr_failure(excinfo, style=style))
+        case = self.case
+        assert case.expected is not None
+        columns: dict[str, Sequence[Any]] = {}
+        if case.expected.causes_known:
+            columns["the file"] = case.expected.outputs
+        with contextlib.suppress(OracleError, UnknownVersionError):  # else the message says why it cannot
+            columns["the oracle"] = run(
+                case.spec, case.records, behaviour_for(case.kafka, intended=case.intended)
+            )
+        trace = render_trace(case.records, columns) if columns else ""
+        return f"{case.where}: {describe_case(case)}\n{excinfo.value}\n{trace}"
+
+    def reportinfo(self) -> tuple[Path | str, int, str]:
+        return self.path, 0, f"kjoin: {self.case.id} as stated"
+
+
 def _source_path(case: Case, root: Path) -> Path:
     path = Path(case.source)
     return path if path.is_absolute() else root / path
@@ -120,8 +168,38 @@ def build_items(
     session: pytest.Session, harness: HarnessRun, cases: Sequence[Case], errors: Sequence[str]
 ) -> list[pytest.Item]:
     """Items for ``cases`` grouped under one collector per source file, plus one for load errors."""
+    use_groups = session.config.pluginmanager.hasplugin("xdist")
+
+    def item(source: ScenarioSource, case: Case) -> pytest.Item:
+        made = CaseItem.from_parent(source, name=case.id, case=case, harness=harness)
+        _mark(made, harness, case, use_groups)
+        return made
+
+    return _grouped(session, cases, errors, item)
+
+
+def build_stated_items(
+    session: pytest.Session, cases: Sequence[Case], errors: Sequence[str]
+) -> list[pytest.Item]:
+    """One ``StatedCaseItem`` per case of ``cases`` whose file states its outputs, grouped per source file,
+    plus one item for load errors (or for a catalogue that states no outputs at all)."""
+    stated = [case for case in cases if case.expected is not None]
+    if not stated and not errors:
+        errors = ["no scenario states what Kafka emits: there is nothing to check the oracle against"]
+
+    def item(source: ScenarioSource, case: Case) -> pytest.Item:
+        return StatedCaseItem.from_parent(source, name=case.id, case=case)
+
+    return _grouped(session, stated, errors, item)
+
+
+def _grouped(
+    session: pytest.Session,
+    cases: Sequence[Case],
+    errors: Sequence[str],
+    make: Callable[[ScenarioSource, Case], pytest.Item],
+) -> list[pytest.Item]:
     config = session.config
-    use_groups = config.pluginmanager.hasplugin("xdist")
     sources: dict[str, ScenarioSource] = {}
     items: list[pytest.Item] = []
     for case in cases:
@@ -130,9 +208,7 @@ def build_items(
             path = _source_path(case, config.rootpath)
             source = ScenarioSource.from_parent(session, name=case.source, path=path, nodeid=case.source)
             sources[case.source] = source
-        item = CaseItem.from_parent(source, name=case.id, case=case, harness=harness)
-        _mark(item, harness, case, use_groups)
-        items.append(item)
+        items.append(make(source, case))
     if errors:
         anchor = ScenarioSource.from_parent(session, name="kjoin", path=config.rootpath, nodeid="kjoin")
         sources["kjoin"] = anchor
@@ -145,11 +221,7 @@ def build_items(
 
 
 def _mark(item: CaseItem, harness: HarnessRun, case: Case, use_groups: bool) -> None:
-    unclaimed = harness.unclaimed_because(case)
-    if unclaimed is not None:
-        item.add_marker(pytest.mark.skip(reason=unclaimed))
-        result = case_result(CaseOutcome(case, "not-claimed", reason=unclaimed))
-        item.user_properties.append((RESULT_PROPERTY, result))
+    if item.unclaimed is not None:
         return
     declared = harness.declared_for(case)
     if declared is not None:

@@ -13,7 +13,7 @@ Where work happens, and why it is safe under pytest-xdist:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
-from kjoin.conformance.documents.outcomes import EQUIVALENCES, Equivalence
+from kjoin.conformance.documents.outcomes import EQUIVALENCES, CaseOutcome, Equivalence
 from kjoin.conformance.documents.results import (
     candidate_json,
+    case_result,
     results_document,
     run_metadata,
     write_json_atomically,
 )
 from kjoin.conformance.harness.claims import as_claimed
 from kjoin.conformance.harness.outcomes import HarnessRun
-from kjoin.conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items
+from kjoin.conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items, build_stated_items
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
 from kjoin.conformance.harness.text import render_ran_as
 from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate, ran_as
@@ -38,7 +39,10 @@ from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candi
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["PytestRun", "Route", "configure"]
+__all__ = ["NOT_CLAIMED_OUTPUT", "PytestRun", "Route", "collect_stated", "configure"]
+
+NOT_CLAIMED_OUTPUT = "kjoin_not_claimed"
+"""The ``workeroutput`` key under which an xdist worker hands its not-claimed results to the controller."""
 
 
 class Route(Protocol):
@@ -83,6 +87,8 @@ class PytestRun:
     results_path: Path | None
     route: Route | None = None
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    not_claimed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The results of the deselected cases outside the claim, by case id."""
     document: dict[str, Any] | None = None
     folded: int = 0
     """Cases of other eras' releases that ran once as the claimed version (``claims.as_claimed``)."""
@@ -103,13 +109,40 @@ class PytestRun:
             cases = tuple(self.route.reordered(case) for case in cases)
         items.extend(build_items(session, self.harness, cases, errors))
 
+    @pytest.hookimpl(trylast=True)  # after -k/-m: what they leave out is not counted here
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Deselect the cases outside the candidate's claim (one count in the summary instead of one skip
+        each); their results still go to the results file (under xdist through ``workeroutput``)."""
+        unclaimed: dict[CaseItem, str] = {
+            item: item.unclaimed
+            for item in items
+            if isinstance(item, CaseItem) and item.unclaimed is not None
+        }
+        if not unclaimed:
+            return
+        items[:] = [item for item in items if item not in unclaimed]
+        config.hook.pytest_deselected(items=list(unclaimed))
+        results = {
+            item.case.id: case_result(CaseOutcome(item.case, "not-claimed", reason=reason))
+            for item, reason in unclaimed.items()
+        }
+        self.not_claimed.update(results)
+        if self.is_worker:
+            self.config.workeroutput[NOT_CLAIMED_OUTPUT] = list(results.values())  # type: ignore[attr-defined]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """xdist's controller: a worker's not-claimed cases (every worker collects the same)."""
+        for result in getattr(node, "workeroutput", {}).get(NOT_CLAIMED_OUTPUT, ()):
+            self.not_claimed[str(result["id"])] = result
+
     def register_selected(self, items: list[pytest.Item]) -> None:
         """The selected items' cases are what the candidate will be run on."""
         self.harness.register(item.case for item in items if isinstance(item, CaseItem))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep the case result an item reported (setup reports carry the not-claimed ones); under xdist
-        the controller sees every worker's reports here."""
+        """Keep the case result an item reported; under xdist the controller sees every worker's reports
+        here."""
         if self.is_worker:
             return
         for name, value in report.user_properties:
@@ -130,9 +163,8 @@ class PytestRun:
             through_kafka=None if self.route is None else self.route.provenance(),
         )
         calls = [call.to_json() for call in self.harness.batches]
-        document = results_document(
-            metadata, candidate_json(self.candidate), self.results.values(), calls=calls
-        )
+        results = {**self.not_claimed, **self.results}
+        document = results_document(metadata, candidate_json(self.candidate), results.values(), calls=calls)
         self.config.hook.pytest_kjoin_results(config=self.config, document=document)
         write_json_atomically(self.results_path, document)
         self.document = document
@@ -144,6 +176,10 @@ class PytestRun:
             counts[str(result["status"])] = counts.get(str(result["status"]), 0) + 1
         statuses = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "no cases run"
         lines = [f"candidate {self.candidate.name}: {statuses}"]
+        if self.not_claimed:
+            listed = "" if self.results_path is None else f"; listed in {self.results_path}"
+            count = len(self.not_claimed)
+            lines.append(f"  {count} cases outside the candidate's claim deselected (not claimed{listed})")
         if self.results:
             releases = [str(r["kafka"]) for r in self.results.values() if r["status"] != "not-claimed"]
             lines += render_ran_as(ran_as(self.candidate.claim.kafka, releases), self.folded)
@@ -194,3 +230,11 @@ def configure(
         results_path=Path(results) if results else None,
         route=taken,
     )
+
+
+def collect_stated(session: pytest.Session, items: list[pytest.Item], scenarios: Sequence[str]) -> None:
+    """``pytest conformance`` without a candidate: one item per case of the catalogue (or of
+    ``--kjoin-scenarios``) whose file states Kafka's outputs, checked against the oracle."""
+    paths = [Path(p) for p in scenarios]
+    case_set = load_cases(paths or None)
+    items.extend(build_stated_items(session, case_set.cases, [str(error) for error in case_set.errors]))

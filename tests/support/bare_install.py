@@ -20,9 +20,21 @@ from typing import Any
 EXTRAS = frozenset({"pyspark", "py4j", "pandas", "numpy", "pyarrow", "hypothesis", "pytest", "_pytest"})
 """Top-level modules of the extras (and of their own dependencies) a bare install does not have."""
 
-CORE_PACKAGES = ("kjoin.oracle", "kjoin.conformance.catalogue", "kjoin.conformance.cli")
-CORE_MODULES = ("kjoin.conformance.checker", "kjoin.conformance.notation", "kjoin.reports")
-"""What ``kjoin oracle``, ``check`` and ``diff-versions`` are made of, and every command's parser."""
+CORE_PACKAGES = (
+    "kjoin.oracle",
+    "kjoin.conformance.catalogue",
+    "kjoin.conformance.documents",
+    "kjoin.conformance.cli",
+)
+CORE_MODULES = (
+    "kjoin.conformance.codec",
+    "kjoin.conformance.checker",
+    "kjoin.conformance.notation",
+    "kjoin.conformance.stated",
+    "kjoin.reports",
+)
+"""What ``kjoin oracle``, ``check`` and ``diff-versions`` are made of (the document layer included: reports,
+comparisons and version diffs need no Spark), and every command's parser."""
 
 
 class _Hidden:

@@ -13,6 +13,7 @@ from kjoin.conformance.cli import main
 from kjoin.reports.scenario_page import scenario_file
 from support.harness_scenarios import write_scenarios
 from support.html_pages import td
+from support.results_schema import schema_errors
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.xdist_group("spark-harness")  # with test_harness_spark: the harness and its reports
@@ -27,6 +28,7 @@ def scenario_file_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _check_report(folder: Path) -> None:
     document = json.loads((folder / "results.json").read_text())
+    assert not schema_errors(document)  # docs/results-schema.json describes what the writer wrote
     assert document["summary"]["by_status"] == {"fail": 1, "pass": 5}
     assert {v["join"] for v in document["verdicts"]} == {"stream-stream", "stream-table"}
     index = (folder / "index.html").read_text()

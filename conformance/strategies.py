@@ -8,6 +8,7 @@ a time (``while draw(_ANOTHER_RECORD)``), so the shrinker can delete any single 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from kjoin.oracle.records import (
     JoinSpec,
     Key,
     Record,
+    Settings,
     Side,
     StoreKind,
     Value,
@@ -48,6 +50,7 @@ __all__ = [
     "values",
     "versionings",
     "windows",
+    "with_production_settings",
 ]
 
 
@@ -700,3 +703,47 @@ def _episode_steps(episodes: Sequence[_Episode]) -> list[_Step]:
         steps.append(_Step(other, episode.key, False, "", max(0, stored + episode.probe)))
         stream_time = max(stream_time, moved)
     return steps
+
+
+PRODUCTION_CACHE_BYTES = 10 * 1024 * 1024
+"""``statestore.cache.max.bytes``' default, 10 MiB: the record cache of a job in production."""
+
+PRODUCTION_EMIT_INTERVAL_MS = 1000
+"""The spurious-free stream-stream join's default emit interval (spec PR-2)."""
+
+_WALL_CLOCK_PACES: tuple[tuple[int, ...], ...] = ((0,), (0, 100), (100,), (1000,), (0, 100, 400, 1000, 2500))
+"""How far the wall clock moves from one record to the next, per run: not at all, less than the emit
+interval (twice: where the throttle bites), exactly the interval, or a mix of all (more than it too)."""
+
+
+def with_production_settings(
+    scenarios: st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]], behaviour: Behaviour
+) -> st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]]:
+    """``scenarios`` under production-like settings (docs/semantics/production.md): the record cache on
+    (10 MiB, three times in four) or off, where the oracle models it (2.3+), the emit throttle at 1000 ms
+    (three times in four) or 0 where the era has spurious-free joins (3.1+), commits after every record (the
+    test driver's), and a wall clock per record that stays put, moves by less than the interval, by the
+    interval, or by a mix that includes more. Shrinks towards the test driver's settings and a wall clock that
+    never moves."""
+    # On three times in four, as in production; index 0 (off) is where hypothesis shrinks to.
+    caches = (
+        (0,) + (PRODUCTION_CACHE_BYTES,) * 3 if behaviour.record_cache_skips_deletes_of_absent_keys else (0,)
+    )
+    intervals = (0,) + (PRODUCTION_EMIT_INTERVAL_MS,) * 3 if behaviour.has_spurious_free_outer_joins else (0,)
+
+    @st.composite
+    def _scenario(draw: st.DrawFn) -> tuple[JoinSpec, tuple[Record, ...]]:
+        spec, records = draw(scenarios)
+        settings = Settings(
+            cache_max_bytes=draw(st.sampled_from(caches)),
+            emit_interval_ms=draw(st.sampled_from(intervals)),
+        )
+        pace = draw(st.sampled_from(_WALL_CLOCK_PACES))
+        wall, timed = 0, []
+        for record in records:
+            step = draw(st.sampled_from(pace))
+            wall += step
+            timed.append(replace(record, wall_clock=wall if step else None))
+        return replace(spec, settings=settings), tuple(timed)
+
+    return _scenario()

@@ -1,11 +1,13 @@
 """``kjoin verify --kafka V``: the oracle against real Kafka Streams V on generated scenarios.
 
     kjoin verify --kafka V [--examples N] [--seed S] [--join KIND ...] [--profile ci|deep] [--shrink N]
-                 [--save DIR]
+                 [--save DIR] [--production]
     kjoin verify --kafka V --scenarios PATH [PATH ...]   # your own scenarios instead of generated ones
 
 Scenarios of every join kind are drawn from the project's strategies (both store kinds, versioned tables,
-stream-table grace), run through real Kafka Streams V (``kjoin kafka``) and through the oracle as V, and
+stream-table grace; with ``--production`` also production-like settings and wall clocks: the record cache
+on or off, the emit throttle at 1000 ms or 0, the wall clock moving by 0, less than, or more than the
+interval), run through real Kafka Streams V (``kjoin kafka``) and through the oracle as V, and
 compared (same outputs, same order). Disagreements are shrunk (one driver call per round) and printed;
 ``--save DIR`` writes each as a golden trace with its provenance (release, kafka-streams jar checksum, driver
 sources digest, seed). ``--scenarios`` runs the given files (your own data, in either scenario format) as
@@ -74,6 +76,12 @@ def add_command(commands: Any) -> None:
         metavar="PATH",
         help="run these scenario files or folders (as V) instead of generated scenarios",
     )
+    command.add_argument(
+        "--production",
+        action="store_true",
+        help="draw production-like settings and wall clocks too (record cache, emit throttle; "
+        "docs/semantics/production.md)",
+    )
     command.set_defaults(handler=_verify)
 
 
@@ -106,6 +114,7 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
                     shrink_failures=args.shrink,
                     progress=say,
                     counted=answered.update,
+                    production=args.production,
                 )
             else:
                 report = verify(

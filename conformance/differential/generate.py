@@ -34,7 +34,7 @@ from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.differential.profiles import FuzzProfile
 from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.protocol import Claim
-from kjoin.conformance.strategies import JOIN_VARIANTS, join_scenarios
+from kjoin.conformance.strategies import JOIN_VARIANTS, join_scenarios, with_production_settings
 from kjoin.oracle.behaviour import Behaviour, behaviour_for, version_problem
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, JoinKind, JoinSpec, Record, Variant
 
@@ -150,11 +150,14 @@ def generate_cases(
     claim: Claim,
     examples: int | None = None,
     intended: bool = False,
+    production: bool = False,
 ) -> Generated:
     """``examples`` (default: the profile's) scenarios of ``join`` that ``claim`` covers, run as Kafka
     ``kafka``. Duplicates and scenarios the oracle refuses (that Kafka has no such join, or fails on the
     input) are dropped. Ids read ``fuzz-<ss|st|tt|fk>-<seed>-<n>``. Results are cached per arguments (they
-    are immutable and deterministic), so candidates claiming the same joins share one drawing."""
+    are immutable and deterministic), so candidates claiming the same joins share one drawing. With
+    ``production`` the scenarios also draw production settings and wall clocks
+    (``strategies.with_production_settings``)."""
     if join not in JOIN_KINDS:
         raise ValueError(f"join={join!r} must be one of {', '.join(JOIN_KINDS)}")
     problem = version_problem(kafka)
@@ -176,6 +179,9 @@ def generate_cases(
         versioned=claim.versioned,
         stream_table_grace=claim.stream_table_grace,
     )
+    if production:
+        strategy = with_production_settings(strategy, behaviour)
+        label = f"kjoin.conformance.strategies.with_production_settings({label}, behaviour_for({kafka!r}))"
     drawn = draw_examples(strategy, profile.examples if examples is None else examples, seed)
     seen: set[tuple[JoinSpec, tuple[Record, ...]]] = set()
     cases: list[Case] = []

@@ -132,10 +132,12 @@ def verify(
     shrink_failures: int | None = None,
     progress: Callable[[str], None] | None = None,
     counted: Counted | None = None,
+    production: bool = False,
 ) -> VerifyReport:
     """Draw scenarios for every join kind (``joins`` narrows them), run them through Kafka Streams ``version``
     (a release; ``4.3`` means its newest patch) and through the oracle as that release, and shrink the
-    disagreements (at most ``shrink_failures``, default the profile's)."""
+    disagreements (at most ``shrink_failures``, default the profile's). With ``production`` the scenarios
+    carry production-like settings and wall clocks (``strategies.with_production_settings``)."""
     started = time.perf_counter()
     release = release_of(version)
     _announce_build(release, progress)
@@ -145,7 +147,15 @@ def verify(
         progress(f"drawing scenarios (profile {profile.name}, seed {chosen_seed})")
     wanted = [join for join in JOIN_KINDS if joins is None or join in joins]
     generated = tuple(
-        generate_cases(join, release, profile=profile, seed=chosen_seed, claim=EVERYTHING, examples=examples)
+        generate_cases(
+            join,
+            release,
+            profile=profile,
+            seed=chosen_seed,
+            claim=EVERYTHING,
+            examples=examples,
+            production=production,
+        )
         for join in wanted
     )
     cases = [case for batch in generated for case in batch.cases]

@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
+from itertools import pairwise
 
 import pytest
 
@@ -247,3 +248,40 @@ def test_the_oracle_refuses_a_cache_it_does_not_model(join: str) -> None:
             run(_with(spec, cache_max_bytes=CACHE), records, behaviour_for("2.1"))
     no_cache = run(_with(spec, commit_interval_ms=100), records, behaviour_for("3.9"))
     assert no_cache == run(spec, records, behaviour_for("3.9"))
+
+
+# --- generation (kjoin verify --production) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["3.7.2", "4.4.0"])
+def test_production_generation_draws_the_mixes_and_reaches_the_rules(version: str) -> None:
+    """``kjoin verify --production`` draws caches and throttles on and off, wall clocks that never go back and
+    move by 0, less than and more than the interval, and scenarios whose outputs the settings change."""
+    from kjoin.conformance.differential.generate import generate_cases
+    from kjoin.conformance.differential.profiles import PROFILES
+    from kjoin.conformance.kafka.verify import EVERYTHING
+
+    profile = PROFILES["ci"]
+    behaviour = behaviour_for(version)
+    seen: Counter[str] = Counter()
+    for join in ("stream-stream", "table-table"):
+        drawn = generate_cases(
+            join, version, profile=profile, seed=profile.seed, claim=EVERYTHING, examples=60, production=True
+        )  # type: ignore[arg-type]
+        for case in drawn.cases:
+            settings = case.spec.settings
+            seen["cache"] += settings.cache_max_bytes > 0
+            seen["throttle"] += settings.emit_interval_ms > 0
+            walls = [0] + [r.wall_clock for r in case.records if r.wall_clock is not None]
+            assert walls == sorted(walls)
+            steps = {later - earlier for earlier, later in pairwise(walls)}
+            seen["less than the interval"] += any(0 < step < 1000 for step in steps)
+            seen["more than the interval"] += any(step > 1000 for step in steps)
+            default = replace(case.spec, settings=Settings())
+            seen[f"{join} changed"] += run(case.spec, case.records, behaviour) != run(
+                default, case.records, behaviour
+            )
+    assert all(
+        seen[name] > 0 for name in ("cache", "throttle", "less than the interval", "more than the interval")
+    )
+    assert seen["stream-stream changed"] > 0 and seen["table-table changed"] > 0, seen

@@ -114,7 +114,6 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
                     shrink_failures=args.shrink,
                     progress=say,
                     counted=answered.update,
-                    production=args.production,
                 )
             else:
                 report = verify(
@@ -126,6 +125,7 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
                     shrink_failures=args.shrink,
                     progress=say,
                     counted=answered.update,
+                    production=args.production,
                 )
         except MavenError as error:  # DriverError, or Java or Maven missing
             raise UsageError(f"verify: {error}") from error

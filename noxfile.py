@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent
 TEST_COMMAND = ("pytest", "tests", "-n", "2", "--dist", "loadgroup")
 """The README's test command (also what .ci/run runs): the default tier (tests/conftest.py)."""
 PACKAGE_FOLDERS = ("oracle", "scenarios", "conformance", "reports")
-"""The source folders that install as ``kjoin.<folder>``."""
+"""The source folders that install as ``kjoin.<folder>`` (``kjoin/`` itself is the package's public face)."""
 
 _NEEDED = ("kjoin.oracle", "kjoin.conformance.cli", "tabulate", "pytest", "xdist", "ruff", "mypy")
 
@@ -120,13 +120,18 @@ def typecheck(session: nox.Session) -> None:
 
 
 def typecheck_tree() -> Path:
-    """``.typecheck/kjoin/<folder>`` -> ``<folder>``: the package layout mypy needs to follow ``kjoin.*``."""
+    """``.typecheck/kjoin/<folder>`` -> ``<folder>`` and ``.typecheck/kjoin/<module>`` -> ``kjoin/<module>``
+    (the public face): the package layout mypy needs to follow ``kjoin.*``."""
     tree = ROOT / ".typecheck" / "kjoin"
     tree.mkdir(parents=True, exist_ok=True)
-    for folder in PACKAGE_FOLDERS:
-        link = tree / folder
+    face = [path for path in sorted((ROOT / "kjoin").iterdir()) if path.name != "__pycache__"]
+    for target in [*(ROOT / folder for folder in PACKAGE_FOLDERS), *face]:
+        link = tree / target.name
         if not link.is_symlink():
-            link.symlink_to(ROOT / folder, target_is_directory=True)
+            link.symlink_to(target, target_is_directory=target.is_dir())
+    for link in tree.iterdir():
+        if link.is_symlink() and not link.exists():
+            link.unlink()  # a face module that was removed or renamed
     return tree.parent
 
 

@@ -21,6 +21,7 @@ from importlib.metadata import entry_points
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from kjoin.errors import KjoinError
 from kjoin.oracle.behaviour import era_of, parse_version, version_problem
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS
 
@@ -69,7 +70,7 @@ that input, 0, 1, ...; without it the DataFrame's own order within one ``idx`` i
 ENTRY_POINT_GROUP = "kjoin.candidates"
 
 
-class CandidateLoadError(ValueError):
+class CandidateLoadError(KjoinError, ValueError):
     """A candidate name that cannot be resolved to a usable candidate; the message says why."""
 
 

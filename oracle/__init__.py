@@ -5,19 +5,24 @@ flags), then read the join module for the join kind you care about.
 """
 
 from kjoin.oracle.behaviour import BUG_FLAGS, ERAS, Behaviour, UnknownVersionError, behaviour_for
+from kjoin.oracle.driver import InvalidRecordError, JoinDriver
 from kjoin.oracle.engine import JoinProcessor, processor_for, run, run_traced
-from kjoin.oracle.errors import OracleError, UnsupportedJoinError
-from kjoin.oracle.records import JoinSpec, Output, Record, Versioning, Window
+from kjoin.oracle.errors import KjoinError, OracleError, UnsupportedJoinError
+from kjoin.oracle.records import JoinSpec, Output, Record, Settings, Versioning, Window
 
 __all__ = [
     "BUG_FLAGS",
     "ERAS",
     "Behaviour",
+    "InvalidRecordError",
+    "JoinDriver",
     "JoinProcessor",
     "JoinSpec",
+    "KjoinError",
     "OracleError",
     "Output",
     "Record",
+    "Settings",
     "UnknownVersionError",
     "UnsupportedJoinError",
     "Versioning",

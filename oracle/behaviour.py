@@ -17,6 +17,8 @@ from dataclasses import dataclass, fields, replace
 from functools import cache
 from typing import Any
 
+from kjoin.errors import KjoinError
+
 __all__ = [
     "BUG_FLAGS",
     "CAPABILITY_FLAGS",
@@ -312,7 +314,7 @@ ERAS: dict[tuple[int, ...], Behaviour] = _eras()
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 
 
-class UnknownVersionError(ValueError):
+class UnknownVersionError(KjoinError, ValueError):
     """A version string the era table cannot place."""
 
 

@@ -1,11 +1,14 @@
-"""Errors the oracle raises. Each says what was asked and why Kafka cannot do it."""
+"""Errors the oracle raises. Each says what was asked and why Kafka cannot do it; all derive from
+``KjoinError`` (kjoin/errors.py), the base of every error of the package."""
 
 from __future__ import annotations
 
-__all__ = ["OracleError", "UnmodelledSettingsError", "UnsupportedJoinError"]
+from kjoin.errors import KjoinError
+
+__all__ = ["KjoinError", "OracleError", "UnmodelledSettingsError", "UnsupportedJoinError"]
 
 
-class OracleError(Exception):
+class OracleError(KjoinError):
     """Base class: the oracle cannot compute outputs for this scenario."""
 
 

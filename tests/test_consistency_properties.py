@@ -22,9 +22,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kjoin.conformance.differential.profiles import active_profile, property_settings
-from kjoin.conformance.strategies import histories, join_specs
 from kjoin.oracle import ERAS, JoinSpec, Output, Record, Versioning, Window, behaviour_for, run
 from kjoin.oracle.records import Key, Value, Variant
+from kjoin.strategies import histories, join_specs
 from support.vacuity import exercised, witness
 
 CONSISTENCY = property_settings(active_profile())

@@ -30,8 +30,8 @@ from kjoin.conformance.differential.regressions import (
 from kjoin.conformance.differential.shrink import Shrunk, complexity, reductions, shrink
 from kjoin.conformance.documents.outcomes import CaseOutcome, kafka_outputs
 from kjoin.conformance.protocol import Claim
-from kjoin.conformance.strategies import join_histories
 from kjoin.oracle import behaviour_for
+from kjoin.strategies import join_histories
 from support.planted_bugs import PLANTED, bugged_run
 
 CLAIM = PLANTED["trigger-ts"].claim
@@ -138,7 +138,7 @@ def test_shrink_keeps_the_failure_when_nothing_smaller_fails() -> None:
 def _counterexample(bug: str = "trigger-ts") -> Counterexample:
     [failing, *_] = _failures(bug)
     [shrunk] = shrink([failing], _in_process(bug, []), rounds=10, limit=400)
-    return Counterexample(shrunk, 20240601, "kjoin.conformance.strategies.join_scenarios(...)")
+    return Counterexample(shrunk, 20240601, "kjoin.strategies.join_scenarios(...)")
 
 
 def test_write_regression_is_deterministic_and_keeps_provenance(tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ def test_write_regression_is_deterministic_and_keeps_provenance(tmp_path: Path) 
     assert first.name == second.name and first.read_bytes() == second.read_bytes()
     line = json.loads(first.read_text())
     assert line["flags"] == ["generated"] and line["seed"] == 20240601 and line["candidate"] == "trigger-ts"
-    assert line["strategy"].startswith("kjoin.conformance.strategies.join_scenarios") and "found" not in line
+    assert line["strategy"].startswith("kjoin.strategies.join_scenarios") and "found" not in line
     assert line["divergence"]["kind"] == "wrong-timestamp"
     dated = regression_line(counterexample, candidate="trigger-ts", found="2024-06-01")
     assert dated["found"] == "2024-06-01" and dated["id"] == line["id"]

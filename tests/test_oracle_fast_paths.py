@@ -5,7 +5,7 @@ Two stores of the stream-stream join answer by bisection and prune lazily for sp
 list of store keys walked record by record exactly as spec SS-23, SS-24 spells out Kafka's emission loops (the
 formulation the oracle used before, and the one that matched the golden traces), and the window store as every
 record ever put, filtered on each fetch (spec SS-7). Hypothesis drives both with the same random operations,
-built from ``conformance.strategies``; outputs, ``minTime`` and contents must be identical.
+built from ``kjoin.strategies``; outputs, ``minTime`` and contents must be identical.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kjoin.conformance.strategies import keys, timestamps, values
 from kjoin.oracle import Output, Window, behaviour_for
 from kjoin.oracle.behaviour import Behaviour
 from kjoin.oracle.outer_store import LEFT_SIDE, RIGHT_SIDE, OuterJoinBuffer, outer_store_key_bytes
 from kjoin.oracle.records import Key, StoreKind, Value
 from kjoin.oracle.window_store import JoinWindowStore
+from kjoin.strategies import keys, timestamps, values
 
 FAST_PATHS = settings(max_examples=150, derandomize=True, database=None, deadline=None)
 """150 examples per case, derandomized: the same examples on every run (STYLE.md rule 15)."""

@@ -26,7 +26,7 @@ from kjoin.conformance.harness.batching import run_batch
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import Claim, load_candidate
-from kjoin.conformance.streaming import JoinSpec, StreamingCandidate, streaming_candidate
+from kjoin.conformance.streaming import JobShape, StreamingCandidate, streaming_candidate
 from support.harness_scenarios import write_scenarios
 
 pytest_plugins = ["pytester"]
@@ -125,7 +125,7 @@ def test_one_query_per_scenario_gives_the_same_outputs(
     assert _multisets(dict(one_each)) == _multisets(shared)
 
 
-def _echo_with_idx(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
+def _echo_with_idx(left: DataFrame, right: DataFrame, spec: JobShape) -> DataFrame:
     """Each left record at once as 'value - null', with the step that emitted it (a stateless job)."""
     none = F.lit(None).cast("string")
     return left.select("scenario_id", "key", F.col("value").alias("left"), none.alias("right"), "ts", "idx")
@@ -169,11 +169,11 @@ def test_a_leftover_checkpoint_under_the_users_spark_setting_changes_nothing(
     assert all(isinstance(answer, Emitted) and answer.outputs for answer in runs[1].values())
 
 
-def _batch_output(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
+def _batch_output(left: DataFrame, right: DataFrame, spec: JobShape) -> DataFrame:
     return left.sparkSession.createDataFrame([], "scenario_id string")
 
 
-def _no_ts(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
+def _no_ts(left: DataFrame, right: DataFrame, spec: JobShape) -> DataFrame:
     return left.select("scenario_id", "key", F.col("value").alias("left"), F.col("value").alias("right"))
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from kjoin.conformance.catalogue.fields import MAX_TS
 from kjoin.conformance.notation import NULL
+from kjoin.errors import KjoinError
 from kjoin.oracle.records import SIDES, Key, Record, Value
 
 __all__ = [
@@ -47,7 +48,7 @@ _LOOK_ALIKES = dict(
 )
 
 
-class CellError(ValueError):
+class CellError(KjoinError, ValueError):
     """One bad cell: ``location`` (``input row 3``), ``field`` (the column), the cell text and the problem."""
 
     def __init__(self, location: str, field: str, value: object, problem: str) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from kjoin.errors import KjoinError
+
 __all__ = ["ScenarioError"]
 
 
-class ScenarioError(ValueError):
+class ScenarioError(KjoinError, ValueError):
     """A scenario file, line or field that cannot be used (STYLE.md rule 8).
 
     The message reads ``<file>[:<line>] [<scenario id>] <location>, field <field>: <value> <problem>``; each

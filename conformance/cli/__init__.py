@@ -27,6 +27,7 @@ from importlib import import_module
 from typing import Any, TextIO
 
 from kjoin.conformance.cli.common import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Parser, Streams, UsageError
+from kjoin.errors import KjoinError
 
 __all__ = ["COMMANDS", "EXTRAS", "Command", "MissingExtra", "main", "missing_extras"]
 
@@ -171,7 +172,7 @@ def missing_extras(extras: Sequence[str]) -> list[str]:
     return [extra for extra in extras if any(find_spec(module) is None for module in EXTRAS[extra])]
 
 
-class MissingExtra(Exception):
+class MissingExtra(KjoinError):
     """A command whose extra is not installed; the message says which to install. Exit code 2."""
 
     def __init__(self, command: str, extras: Sequence[str]) -> None:

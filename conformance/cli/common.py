@@ -28,6 +28,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
+from kjoin.errors import KjoinError
+
 __all__ = [
     "EXIT_DIFFERS",
     "EXIT_INCOMPLETE",
@@ -52,7 +54,7 @@ def worst(*codes: int) -> int:
     return max(codes, default=EXIT_OK)
 
 
-class UsageError(Exception):
+class UsageError(KjoinError):
     """Bad arguments or unusable input; the message names the file and field. Exit code 2."""
 
 

@@ -8,7 +8,7 @@ derived from the given one (see there why). Why this way:
   is meant for the REPL (it warns, and its examples are not reproducible), and ``ConjectureData`` is
   internal and changes between releases;
 * the scenarios come from the same composable strategies the property tests use
-  (``conformance.strategies.join_scenarios``), with hypothesis's bias towards edge cases (equal
+  (``kjoin.strategies.join_scenarios``), with hypothesis's bias towards edge cases (equal
   timestamps, shared keys, boundary window sizes), which a hand-written ``random.Random`` generator would
   have to re-create;
 * shrinking is not hypothesis's here: a candidate answers through Spark, and hypothesis shrinks one example
@@ -34,9 +34,9 @@ from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.differential.profiles import FuzzProfile
 from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.protocol import Claim
-from kjoin.conformance.strategies import JOIN_VARIANTS, join_scenarios, with_production_settings
 from kjoin.oracle.behaviour import Behaviour, behaviour_for, version_problem
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, JoinKind, JoinSpec, Record, Variant
+from kjoin.strategies import JOIN_VARIANTS, join_scenarios, with_production_settings
 
 __all__ = [
     "JOIN_ABBREVIATIONS",
@@ -121,7 +121,7 @@ def offered_variants(join: JoinKind, behaviour: Behaviour, variants: Sequence[st
 def strategy_label(join: JoinKind, kafka: str, profile: FuzzProfile, variants: Sequence[str]) -> str:
     """How a generated scenario was drawn, as saved with a counterexample (``strategy``)."""
     return (
-        f"kjoin.conformance.strategies.join_scenarios({join!r}, behaviour_for({kafka!r}), "
+        f"kjoin.strategies.join_scenarios({join!r}, behaviour_for({kafka!r}), "
         f"variants={list(variants)!r}, max_size={profile.max_size}, max_keys={profile.max_keys})"
     )
 

@@ -33,6 +33,7 @@ from kjoin.conformance.differential.fuzz import Counterexample
 from kjoin.conformance.differential.generate import JOIN_ABBREVIATIONS
 from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.notation import show_output
+from kjoin.errors import KjoinError
 from kjoin.scenarios import CATALOGUE_ROOT
 
 __all__ = [
@@ -51,7 +52,7 @@ REGRESSIONS_ROOT = CATALOGUE_ROOT / "regressions"
 _PROVENANCE = ("flags", "candidate", "seed", "strategy")
 
 
-class RegressionFormatError(ValueError):
+class RegressionFormatError(KjoinError, ValueError):
     """A regression line without its provenance or expected outputs; the message names file, line, field."""
 
 

@@ -48,6 +48,7 @@ from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.documents.verdicts import Scored, verdicts
 from kjoin.conformance.documents.vocabulary import DIVERGENCE_KINDS, STATUS_MEANINGS
 from kjoin.conformance.protocol import Candidate, DeclaredDifference, ran_as
+from kjoin.errors import KjoinError
 from kjoin.oracle.behaviour import era_of
 from kjoin.oracle.records import Output
 
@@ -75,7 +76,7 @@ DIVERGENCES_KEPT = 200
 JOURNAL_SUFFIX = ".partial"
 
 
-class ResultsError(ValueError):
+class ResultsError(KjoinError, ValueError):
     """A results file that cannot be read or breaks the schema; the message names file, case and field."""
 
 

@@ -42,7 +42,7 @@ from kjoin.conformance.streaming.adapter import (
     FLUSH_SCENARIO,
     FLUSH_TS,
     WINDOW_COLUMNS,
-    JoinSpec,
+    JobShape,
     StreamingCandidate,
     output_columns,
     query_groups,
@@ -76,7 +76,7 @@ _calls = itertools.count()
 class _Query:
     """One configuration's topics and running query."""
 
-    spec: JoinSpec
+    spec: JobShape
     partitions: dict[str, int]
     topics: dict[str, str]
     query: StreamingQuery | None = None

@@ -27,6 +27,7 @@ from kjoin.conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Emitted
 from kjoin.conformance.documents.outcomes import Answer
 from kjoin.conformance.harness.system_failures import SystemFailure
 from kjoin.conformance.protocol import INPUT_SCHEMA, OUTPUT_SCHEMA, SPEC_SCHEMA, Candidate
+from kjoin.errors import KjoinError
 from kjoin.oracle.records import Key, Output
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _PROBLEMS_SHOWN = 5
 
 
-class OutputSchemaError(ValueError):
+class OutputSchemaError(KjoinError, ValueError):
     """The candidate's DataFrame does not have ``OUTPUT_SCHEMA``; the message names the column."""
 
 
@@ -149,7 +150,7 @@ class Stop(BaseException):
     """The run must stop now (SIGTERM arrived): never taken for a candidate failure."""
 
 
-class CallFailed(Exception):
+class CallFailed(KjoinError):
     """The candidate's call as a whole failed: it raised (anything, ``SystemExit`` included) or returned
     something unusable. ``failure`` says why, for every case of the call."""
 

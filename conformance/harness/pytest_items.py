@@ -26,6 +26,7 @@ from kjoin.conformance.documents.results import case_result
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.text import describe_case, render_outcome, render_trace
 from kjoin.conformance.stated import check_case
+from kjoin.errors import KjoinError
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
@@ -50,7 +51,7 @@ HARNESS_GROUP = "kjoin-candidate"
 SparkSession, one candidate call per join kind)."""
 
 
-class ConformanceMismatch(AssertionError):
+class ConformanceMismatch(KjoinError, AssertionError):
     """The candidate's outputs differ from Kafka's (the item's outcome carries the evidence)."""
 
     def __init__(self, outcome: CaseOutcome) -> None:
@@ -58,7 +59,7 @@ class ConformanceMismatch(AssertionError):
         self.outcome = outcome
 
 
-class CandidateErrorFailure(Exception):
+class CandidateErrorFailure(KjoinError):
     """The candidate failed or returned unusable rows for this case (never covered by a declaration)."""
 
     def __init__(self, outcome: CaseOutcome) -> None:

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import re
 
+from kjoin.errors import KjoinError
+
 __all__ = ["RETRY_DELAYS_S", "SIGNS", "SystemFailure", "one_line", "system_cause"]
 
 RETRY_DELAYS_S = (5.0, 20.0)
 """Seconds to wait before each retry of a call that failed for a system cause (then it is a failure)."""
 
 
-class SystemFailure(Exception):
+class SystemFailure(KjoinError):
     """The system failed, not the candidate: the message is the cause in one line. Exit code 3. ``retry``
     false: trying again cannot help (a broker that stopped)."""
 

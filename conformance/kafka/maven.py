@@ -18,6 +18,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from kjoin.errors import KjoinError
+
 __all__ = [
     "BUILD_TIMEOUT_S",
     "CACHE_ENV",
@@ -43,7 +45,7 @@ BUILD_TIMEOUT_S = 1800
 """Maven's first build of a release downloads its jars: generous on a slow network and a busy machine."""
 
 
-class MavenError(RuntimeError):
+class MavenError(KjoinError, RuntimeError):
     """A JVM helper cannot be built or run; the message says what is missing and how to get it."""
 
 

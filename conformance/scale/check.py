@@ -21,6 +21,7 @@ from kjoin.conformance.harness.system_failures import SystemFailure, one_line, s
 from kjoin.conformance.protocol import INPUT_SCHEMA, SPEC_SCHEMA, Candidate
 from kjoin.conformance.scale.compare import diff
 from kjoin.conformance.scale.tasks import expected_outputs, ordered_inputs
+from kjoin.errors import KjoinError
 from kjoin.oracle.behaviour import behaviour_for
 from kjoin.oracle.records import JoinSpec, Versioning, Window
 
@@ -34,7 +35,7 @@ VERSION = 1
 _INPUT_COLUMNS = [field.split()[0] for field in INPUT_SCHEMA.split(", ")]
 
 
-class ScaleError(ValueError):
+class ScaleError(KjoinError, ValueError):
     """The check cannot run as asked (a join with no task model, a claim that does not cover it)."""
 
 

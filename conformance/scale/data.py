@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kjoin.conformance.harness.system_failures import one_line
+from kjoin.errors import KjoinError
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -40,7 +41,7 @@ _SLICES = 16
 cluster's parallelism."""
 
 
-class DataError(ValueError):
+class DataError(KjoinError, ValueError):
     """The input cannot be read or lacks what the check needs; the message names the file and column."""
 
 

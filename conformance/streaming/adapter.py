@@ -2,7 +2,7 @@
 
 The job is what a porting team already has, minus its sources and sink::
 
-    def job(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame: ...
+    def job(left: DataFrame, right: DataFrame, spec: JobShape) -> DataFrame: ...
 
 ``left`` and ``right`` are streaming DataFrames of one side's records each, with the columns
 
@@ -17,9 +17,9 @@ The job is what a porting team already has, minus its sources and sink::
   window and versioned-store history. They differ between the scenarios of one query, so they arrive as
   columns, where a job has constants from its configuration.
 
-``spec`` is the rest of the join's configuration as constants (``JoinSpec``: join kind, variant, stores,
+``spec`` is the rest of the join's configuration as constants (``JobShape``: join kind, variant, stores,
 ...), the choices that change a job's shape. The harness runs one streaming query per distinct
-``JoinSpec`` (all at once), with every scenario of that configuration in it, fed one processing step per
+``JobShape`` (all at once), with every scenario of that configuration in it, fed one processing step per
 micro-batch (step ``n`` is the record ``idx = n`` of every scenario). After the input, unless
 ``flush=False``, two more micro-batches carry one sentinel record per side far in the future, so that
 the job's watermarks pass every scenario and the job emits what it holds back until then; the sentinel
@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.conformance.streaming.checkpoints import fresh_checkpoints
 from kjoin.conformance.streaming.feed import STEP_COLUMNS, STEP_SCHEMA, stepped_stream_of_rows
+from kjoin.errors import KjoinError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, Row, SparkSession
@@ -58,7 +59,7 @@ __all__ = [
     "FLUSH_SCENARIO",
     "FLUSH_TS",
     "WINDOW_COLUMNS",
-    "JoinSpec",
+    "JobShape",
     "StreamingCandidate",
     "StreamingJob",
     "StreamingJobError",
@@ -83,12 +84,12 @@ _REQUIRED_OUTPUT = ("scenario_id", "key", "left", "right", "ts")
 _query_names = itertools.count()
 
 
-class StreamingJobError(ValueError):
+class StreamingJobError(KjoinError, ValueError):
     """The job's output cannot be checked (not streaming, a column missing); the message says which."""
 
 
 @dataclass(frozen=True)
-class JoinSpec:
+class JobShape:
     """The shape of one join configuration, as a job's constants: a row of ``SPEC_SCHEMA`` without the
     scenario id, the Kafka version and ``intended`` (they describe the expectation, not the job) and
     without the numbers in ``WINDOW_COLUMNS`` (columns of every input row)."""
@@ -102,12 +103,12 @@ class JoinSpec:
     legacy: bool
 
     @classmethod
-    def of(cls, row: Row) -> JoinSpec:
+    def of(cls, row: Row) -> JobShape:
         """The configuration of one ``specs`` row."""
         return cls(**{field.name: row[field.name] for field in fields(cls)})
 
 
-StreamingJob = Callable[["DataFrame", "DataFrame", JoinSpec], "DataFrame"]
+StreamingJob = Callable[["DataFrame", "DataFrame", JobShape], "DataFrame"]
 """``job(left, right, spec) -> output``: streaming DataFrames in and out (see the module's docstring)."""
 
 
@@ -163,7 +164,7 @@ class StreamingCandidate:
         return spark.createDataFrame([row[:width] for row in answer], schema)
 
     def _start_query(
-        self, spark: SparkSession, spec: JoinSpec, rows: Sequence[tuple[Any, ...]], checkpoints: Path
+        self, spark: SparkSession, spec: JobShape, rows: Sequence[tuple[Any, ...]], checkpoints: Path
     ) -> tuple[StreamingQuery, str, bool]:
         """Start the job over ``rows`` (one configuration) into a memory sink: (query, sink name, has idx)."""
         from pyspark.sql import functions as F
@@ -198,12 +199,12 @@ def _check_ts(scenario_id: str, ts: int) -> None:
         raise StreamingJobError(f"scenario {scenario_id!r}: {problem}")
 
 
-def query_groups(specs: Iterable[Row], isolation: Isolation) -> list[tuple[JoinSpec, list[str]]]:
+def query_groups(specs: Iterable[Row], isolation: Isolation) -> list[tuple[JobShape, list[str]]]:
     """The queries to run: (configuration, its scenario ids), in a stable order (also the end-to-end
     mode's, ``endtoend.streaming_job``)."""
-    groups: dict[tuple[JoinSpec, str], list[str]] = {}
+    groups: dict[tuple[JobShape, str], list[str]] = {}
     for row in sorted(specs, key=lambda row: row.scenario_id):
-        spec = JoinSpec.of(row)
+        spec = JobShape.of(row)
         query = row.scenario_id if isolation == "scenario" else ""
         groups.setdefault((spec, query), []).append(row.scenario_id)
     return [(spec, ids) for (spec, _), ids in groups.items()]

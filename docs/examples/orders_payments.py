@@ -12,14 +12,13 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from kjoin import Claim, JobShape, streaming_candidate
 from kjoin.conformance.candidates.spark_native import DECLARED
-from kjoin.conformance.protocol import Claim
-from kjoin.conformance.streaming import JoinSpec, streaming_candidate
 
 SPARK_JOIN_TYPE = {"inner": "inner", "left": "left_outer", "outer": "full_outer"}
 
 
-def orders_with_payments(orders: DataFrame, payments: DataFrame, spec: JoinSpec) -> DataFrame:
+def orders_with_payments(orders: DataFrame, payments: DataFrame, spec: JobShape) -> DataFrame:
     """The job: a watermarked stream-stream join on key, payments within [order - before, order + after].
 
     In production ``before`` and ``after`` are constants of the job's configuration; here every scenario

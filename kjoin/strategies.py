@@ -11,8 +11,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from hypothesis import strategies as st
-from hypothesis.errors import InvalidArgument
+try:
+    from hypothesis import strategies as st
+    from hypothesis.errors import InvalidArgument
+except ModuleNotFoundError as missing:  # a bare install (tests/test_public_api.py)
+    raise ModuleNotFoundError(
+        f"kjoin.strategies needs {missing.name}: pip install 'kjoin-conformance[fuzz]'", name=missing.name
+    ) from missing
 
 from kjoin.oracle.behaviour import DAY_MS, Behaviour
 from kjoin.oracle.records import (

@@ -1,8 +1,9 @@
 """Compare two output sequences and explain every difference: the project's one checker (pure; no Spark, no
 I/O).
 
-``check(expected, actual, mode) -> Verdict`` (STYLE.md §3, after Jepsen Elle) serves every comparison: a
-candidate's outputs against the oracle's, and the oracle's against what a scenario file states. The verdict's
+``check(expected, actual, mode) -> Verdict`` (docs/candidates.md, "What is compared"; after Jepsen Elle)
+serves every comparison: a candidate's outputs against the oracle's, and the oracle's against what a
+scenario file states. The verdict's
 status is ``pass``, ``fail`` or ``unknown`` (the requested level cannot be decided, e.g. exact order from a
 candidate that does not say which input emitted each output), and a failing verdict carries typed
 ``Divergence`` data of a closed list of kinds, each with its evidence. Rendering lives elsewhere.

@@ -1,10 +1,10 @@
 """The candidate protocol: what an implementation of Kafka Streams joins on Spark hands to the harness.
 
-A candidate is a small ``typing.Protocol`` (STYLE.md §4), no base class: a ``name``, a ``Claim`` (what it
-implements), its ``DeclaredDifference``s (known, accepted differences with the reason, xfail-like) and
+A candidate is a small ``typing.Protocol`` (docs/candidates.md), no base class: a ``name``, a ``Claim`` (what
+it implements), its ``DeclaredDifference``s (known, accepted differences with the reason, xfail-like) and
 ``run(spark, inputs, specs) -> DataFrame``. ``run`` gets the records of MANY scenarios at once (one call per
-join kind) and returns one DataFrame with ``OUTPUT_SCHEMA`` columns (plus an optional ``idx``: the input
-index whose processing emitted the row, which enables exact-order checks).
+join kind) and returns one DataFrame with ``OUTPUT_SCHEMA`` columns (plus an optional ``idx``: the input index
+whose processing emitted the row, which enables exact-order checks).
 
 Candidates are found by name: ``module:attr`` (an object, or a zero-argument factory) or a name registered
 in the ``kjoin.candidates`` entry-point group (``spark-reference``, ``spark-native``, ...).

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for
     from kjoin.oracle.driver import InvalidRecordError, JoinDriver
     from kjoin.oracle.engine import processor_for, run, run_traced
-    from kjoin.oracle.errors import OracleError, UnsupportedJoinError
+    from kjoin.oracle.errors import OracleError, UnmodelledSettingsError, UnsupportedJoinError
     from kjoin.oracle.records import JoinSpec, Output, Record, Settings, Versioning, Window
 
 _HOMES: dict[str, str] = {
@@ -75,6 +75,7 @@ _HOMES: dict[str, str] = {
     "KjoinError": "kjoin.errors",
     "OracleError": "kjoin.oracle.errors",
     "UnsupportedJoinError": "kjoin.oracle.errors",
+    "UnmodelledSettingsError": "kjoin.oracle.errors",
     "UnknownVersionError": "kjoin.oracle.behaviour",
     "InvalidRecordError": "kjoin.oracle.driver",
     "ScenarioError": "kjoin.conformance.catalogue",
@@ -104,6 +105,7 @@ __all__ = [
     "StreamingCandidate",
     "StreamingJobError",
     "UnknownVersionError",
+    "UnmodelledSettingsError",
     "UnsupportedJoinError",
     "Verdict",
     "Versioning",

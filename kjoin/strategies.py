@@ -1,4 +1,4 @@
-"""Hypothesis strategies for join inputs: small pieces that compose and shrink (STYLE.md §2).
+"""Hypothesis strategies for join inputs: small pieces that compose and shrink (docs/strategies.md).
 
 Each strategy is a few lines, validates its arguments when it is built (``InvalidArgument`` naming the
 argument and its value), and says in its docstring what it shrinks towards. Histories grow one record at

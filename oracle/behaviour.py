@@ -1,7 +1,7 @@
 """Kafka Streams join behaviour as named flags, and the era table that sets them per version.
 
 The join modules read flags (``if behaviour.left_join_is_symmetric:``), never version numbers
-(STYLE.md rules 2-3). Version numbers appear only in ``ERAS`` below and in the version registry after it
+(docs/semantics/eras.md). Version numbers appear only in ``ERAS`` below and in the version registry after it
 (``NEWEST_PATCHES``; docs/semantics/eras.md, "Known releases"). Each era is built from the one before with
 ``dataclasses.replace``, so the table reads as the changelog of Kafka's join semantics.
 

@@ -1,7 +1,7 @@
 """Dispatch a join specification to the join module that models it, and run records through it.
 
-TopologyTestDriver's shape (STYLE.md §4): pipe records in one at a time, in processing order, and read
-the outputs each one caused. Each join module provides a processor class with
+TopologyTestDriver's shape (``JoinDriver``, docs/driver.md): pipe records in one at a time, in processing
+order, and read the outputs each one caused. Each join module provides a processor class with
 ``process(index, record) -> list[Output]`` (one step of the join: the state is the processor's own,
 updated in place for speed; there is no I/O, clock or randomness) and ``snapshot()`` (its state as plain
 data, for explaining a divergence).

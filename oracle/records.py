@@ -1,7 +1,7 @@
 """Plain data of the oracle: input records, output records and the join specification.
 
 Every type here is a frozen, slotted dataclass or a closed ``Literal`` vocabulary, so that
-scenarios, the oracle and the harness exchange the same small values (STYLE.md rule 5).
+scenarios, the oracle and the harness exchange the same small, immutable values (never dicts).
 A tombstone is always an explicit ``None``.
 """
 
@@ -78,7 +78,7 @@ class Output(NamedTuple):
     side; 0.10.x can even produce ``(None, None)``), or ``None`` for a tombstone (a table join's delete).
     ``cause`` is the index of the input record whose processing emitted this output.
 
-    A ``NamedTuple`` rather than a frozen dataclass (STYLE.md rule 5): it is just as immutable, and the
+    A ``NamedTuple`` rather than a frozen dataclass: it is just as immutable, and the
     oracle builds one per emitted record, where a frozen dataclass's constructor costs about 3x more.
     """
 

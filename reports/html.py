@@ -4,7 +4,7 @@ Every value that reaches a page goes through ``text`` or ``attr`` (``html.escape
 files hold data from users and candidates, and a value such as ``<script>alert(1)</script>`` must show as
 text. Pages carry a Content-Security-Policy that allows only their own inline style and script (by hash),
 so even a value that slipped past escaping could not run. Nothing here reads the clock: the same inputs
-give byte-identical pages (STYLE.md rule 15).
+give byte-identical pages (docs/reports.md).
 """
 
 from __future__ import annotations

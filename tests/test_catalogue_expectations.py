@@ -1,7 +1,7 @@
 """The oracle emits what every scenario file states Kafka emits: golden traces from real Kafka Streams,
 Kafka's own join tests, the seed tables (errata record where the source table is wrong), the edge cases and
-the saved regressions. One item per case (``<scenario>[<variant>-<kafka>]``, STYLE.md rule 14), compared by
-the project's checker at the exact level; a failure prints the trace and the first divergence.
+the saved regressions. One item per case (``<scenario>[<variant>-<kafka>]``, docs/scenario-format.md),
+compared by the project's checker at the exact level; a failure prints the trace and the first divergence.
 
 Golden traces of 3.7+ foreign-key left joins marked ``known_bug: KAFKA-16394`` are matched too: the oracle is
 bug-compatible by default (``fk_left_join_repeats_results``).

@@ -29,7 +29,7 @@ from support.vacuity import exercised, witness
 
 CONSISTENCY = property_settings(active_profile())
 """The active fuzzing profile's examples per era (ci: 30, deep: 1,000), derandomized: the same examples on
-every run (STYLE.md rule 15)."""
+every run, so a failure reproduces."""
 
 ERA_VERSIONS = [behaviour.era for behaviour in ERAS.values()]
 VERSIONED_ERA_VERSIONS = [version for version in ERA_VERSIONS if behaviour_for(version).has_versioned_stores]

@@ -1,8 +1,8 @@
 """The layering of the package, checked by parsing every module (nothing is imported), and the core's
 import-time dependencies, checked by running it with the extras hidden:
 
-* the oracle is pure Python with no I/O, clock or randomness (STYLE.md house rules 1 and 4): its imports come
-  from an allow-list of standard-library modules that compute only;
+* the oracle is pure Python with no I/O, clock or randomness, so it runs anywhere and gives the same answer
+  every time: its imports come from an allow-list of standard-library modules that compute only;
 * no layer imports upwards: oracle < catalogue < checker < documents < harness < command line, and the
   reports render documents and import nothing from the oracle or the harness, only the self-contained
   notation and vocabularies (``LAYERS`` says what each part may import); the document commands (``kjoin

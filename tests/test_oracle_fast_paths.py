@@ -24,7 +24,7 @@ from kjoin.oracle.window_store import JoinWindowStore
 from kjoin.strategies import keys, timestamps, values
 
 FAST_PATHS = settings(max_examples=150, derandomize=True, database=None, deadline=None)
-"""150 examples per case, derandomized: the same examples on every run (STYLE.md rule 15)."""
+"""150 examples per case, derandomized: the same examples on every run, so a failure reproduces."""
 
 OUTER_ERAS = [("3.1", False), ("3.7", False), ("3.9", False), ("3.9", True)]
 """The three emission passes: 3.1-3.7 (processor bound), 3.8+ as shipped (stale ``minTime``) and intended."""

@@ -408,8 +408,8 @@ def test_fk_output_ts_never_below_the_trigger(version: str, data: st.DataObject)
 @_property
 @given(data=st.data())
 def test_oracle_is_deterministic_for_every_join_kind(join: JoinKind, data: st.DataObject) -> None:
-    """The oracle has no clock or randomness (STYLE.md rule 4): the same input gives the same outputs, and
-    stepping through it record by record gives the same outputs in the same order."""
+    """The oracle has no clock or randomness (tests/test_layering.py forbids them): the same input gives
+    the same outputs, and stepping through it record by record gives the same outputs in the same order."""
     spec, history = data.draw(_scenarios(join, "3.9", "left"))
     behaviour = behaviour_for("3.9")
     first = run(spec, history, behaviour)

@@ -1,6 +1,7 @@
 """The code, the scenarios, the tests and the docs cite the project's own specification (``docs/semantics``)
-by rule id, and every cited id is a rule there: no citation of the retired external SEMANTICS.md is left,
-and no id points at nothing (``tools/check_spec_citations.py`` is the same check from the command line)."""
+by rule id, and every cited id is a rule there: no citation of the retired external SEMANTICS.md or of
+STYLE.md (not shipped) is left, and no id points at nothing (``tools/check_spec_citations.py`` is the same
+check from the command line)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def test_every_citation_names_a_rule_of_the_specification() -> None:
     problems = [
         f"{path.relative_to(ROOT)}:{line}: {problem}"
         for folder in (
+            "kjoin",
             "oracle",
             "scenarios",
             "conformance",
@@ -53,3 +55,17 @@ def test_the_checker_finds_an_unknown_rule_and_a_retired_citation(tmp_path: Path
     assert len(found) == 2
     assert any("SS-999" in problem for problem in found)
     assert any("retired SEMANTICS.md" in problem for problem in found)
+
+
+def test_the_checker_finds_a_citation_of_a_document_the_project_does_not_ship(tmp_path: Path) -> None:
+    checker = _checker()
+    sample = tmp_path / "sample.py"
+    sample.write_text('"""Small values (STYLE.md rule 5), see docs/api.md."""\n', encoding="utf-8")
+    found = list(checker.problems_in(sample, checker.rule_ids(ROOT / "docs" / "semantics")))
+    assert found == [
+        (
+            1,
+            "citation of STYLE.md, which the project does not ship (cite a docs/ page): "
+            + sample.read_text().strip(),
+        )
+    ]

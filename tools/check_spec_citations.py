@@ -2,16 +2,18 @@
 
 Every rule of the specification is a level-3 heading whose first token is its id (``### SS-22 ...``).
 Code, scenarios and tests cite rules as ``spec SS-22`` or ``spec SS-22, ST-4`` (a citation may continue on
-the next line). This script scans the given folders (default: ``oracle``, ``scenarios``, ``conformance``)
-and reports, as ``file:line: problem``:
+the next line). This script scans the given folders (default: ``kjoin``, ``oracle``, ``scenarios``,
+``conformance``) and reports, as ``file:line: problem``:
 
 * a cited id that is not a heading in ``docs/semantics/*.md``;
 * a citation of the retired external specification (``SEMANTICS.md §1.7``, ``SEMANTICS 1.4``, or a bare
-  ``§3a`` section reference other than one of ``STYLE.md``).
+  ``§3a`` section reference);
+* a citation of ``STYLE.md``, a style guide the project does not ship: cite the docs/ page that holds the
+  rule, or state the rule where it applies.
 
 Exit status: 0 when clean, 1 when a problem was found, 2 on a usage error. Standard library only.
 
-    python tools/check_spec_citations.py                 # oracle/, scenarios/, conformance/
+    python tools/check_spec_citations.py                 # kjoin/, oracle/, scenarios/, conformance/
     python tools/check_spec_citations.py oracle scenarios
 """
 
@@ -25,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "semantics"
-DEFAULT_PATHS = ("oracle", "scenarios", "conformance")
+DEFAULT_PATHS = ("kjoin", "oracle", "scenarios", "conformance")
 SCANNED_SUFFIXES = frozenset({".py", ".toml", ".md", ".jsonl", ".json", ".txt", ".cfg", ".ini"})
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".venv", "node_modules"})
 
@@ -41,9 +43,11 @@ CITATION = re.compile(rf"\bspec\s+({_CITED}(?:{_SEPARATOR}{_CITED})*)")
 
 CITED_ID = re.compile(_CITED)
 
-OLD_CITATION = re.compile(r"SEMANTICS(?:\.md)?\b|(?<!STYLE\.md )§\s?\d")
-"""The retired external specification, by name or by a bare section sign (``§1.7``); ``STYLE.md §4``
-is not one."""
+OLD_CITATION = re.compile(r"SEMANTICS(?:\.md)?\b|§\s?\d")
+"""The retired external specification, by name or by a bare section sign (``§1.7``)."""
+
+UNSHIPPED = re.compile(r"STYLE\.md")
+"""A document the project does not ship (the style guide): a reader cannot follow the citation."""
 
 
 def rule_ids(docs: Path) -> dict[str, str]:
@@ -98,6 +102,12 @@ def problems_in(path: Path, known: dict[str, str]) -> Iterator[tuple[int, str]]:
         if len(context) > 100:
             context = context[:97] + "..."
         yield line, f"citation of the retired SEMANTICS.md (use a spec rule id): {context}"
+    for match in UNSHIPPED.finditer(text):
+        context = lines[_line_of(text, match.start()) - 1].strip()[:100]
+        yield (
+            _line_of(text, match.start()),
+            f"citation of STYLE.md, which the project does not ship (cite a docs/ page): {context}",
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,8 @@
 Every command and the pytest plugin work on ``Case``: ``kjoin check`` compares the oracle with a case's
 ``expected`` outputs, ``kjoin run`` and the plugin compare a candidate with the oracle, ``diff-versions``
 runs a case as two versions, fuzzing and ``kjoin verify`` build cases from generated scenarios. Ids read
-``<scenario>[<variant>-<kafka>]`` (``-intended`` appended for the documented semantics; STYLE.md rule 14).
+``<scenario>[<variant>-<kafka>]``, with ``-intended`` appended for the documented semantics
+(docs/scenario-format.md).
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ class Reference:
 
 @dataclass(frozen=True, slots=True)
 class Erratum:
-    """Where the cited table is wrong: what it shows, what Kafka does, the evidence (STYLE.md rule 7).
-    ``row``, ``variant`` and ``kafka`` narrow it down (``None``: the whole table)."""
+    """Where the cited table is wrong: what it shows, what Kafka does, the evidence
+    (docs/semantics/errata.md). ``row``, ``variant`` and ``kafka`` narrow it down (``None``: the whole
+    table)."""
 
     row: int | None
     variant: Variant | None

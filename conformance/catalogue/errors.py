@@ -8,7 +8,7 @@ __all__ = ["ScenarioError"]
 
 
 class ScenarioError(KjoinError, ValueError):
-    """A scenario file, line or field that cannot be used (STYLE.md rule 8).
+    """A scenario file, line or field that cannot be used: exit code 2 (docs/command-line.md).
 
     The message reads ``<file>[:<line>] [<scenario id>] <location>, field <field>: <value> <problem>``; each
     part is also an attribute, so reports and tests can group errors without parsing text.

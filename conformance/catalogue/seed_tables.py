@@ -2,7 +2,7 @@
 
 One file is one scenario: a table of input records, the join, and per Kafka version (``[[expected]]``
 block) what each variant emits, listed under the input row that emitted it. Loading is strict by design
-(STYLE.md §1 and rule 8): unknown keys, features, documents, variants or versions, gaps in the row
+(docs/scenario-format.md): unknown keys, features, documents, variants or versions, gaps in the row
 numbering, a ``ts`` column that contradicts the input, output rows past the input, and non-ASCII look-alike
 letters are all ``ScenarioError``s naming the file, the scenario id, the field and the bad value.
 

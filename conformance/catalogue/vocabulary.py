@@ -1,6 +1,7 @@
-"""The catalogue's closed vocabularies (STYLE.md §1): features, flags, cited documents, join folders.
+"""The catalogue's closed vocabularies: features, flags, cited documents, join folders.
 
-A scenario naming a value outside these lists is an error when it loads, never silently accepted.
+A scenario naming a value outside these lists is an error when it loads, never silently accepted
+(docs/scenario-format.md).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ FEATURES: Mapping[Feature, str] = MappingProxyType(
 
 Flag = Literal["generated"]
 FLAGS: tuple[Flag, ...] = get_args(Flag)
-"""Scenario flags: ``generated`` marks saved counterexamples (STYLE.md rule 16)."""
+"""Scenario flags: ``generated`` marks saved counterexamples (docs/testing.md, ``kjoin fuzz``)."""
 
 JOIN_FOLDERS: Mapping[JoinKind, str] = MappingProxyType(
     {

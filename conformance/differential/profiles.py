@@ -4,7 +4,7 @@ A profile is plain data. ``ci`` keeps a run to a few Spark jobs per candidate (o
 kind to find failures, one per shrink round); ``deep`` generates many more, longer scenarios over more keys
 and shrinks more failures. The pytest option ``--kjoin-profile`` (or ``$KJOIN_PROFILE``) picks the profile of
 the differential tests and of the oracle property tests; ``kjoin fuzz --profile`` the command's. Seeds are
-fixed by default so that every run of a profile checks the same scenarios (STYLE.md rule 15); a nightly job
+fixed by default so that every run of a profile checks the same scenarios (docs/testing.md); a nightly job
 passes its own (``--kjoin-seed``, ``$KJOIN_SEED``, ``kjoin fuzz --seed``) and prints it.
 """
 

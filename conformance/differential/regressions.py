@@ -2,7 +2,7 @@
 
 A regression file is an ordinary portable scenario (``catalogue.portable``), so the harness loads it with the
 rest of the catalogue (``kjoin run``, the pytest plugin, the results and reports show it by its file) and
-``kjoin check`` compares the oracle with its ``expected`` outputs. Provenance fields (STYLE.md §1, rule 16):
+``kjoin check`` compares the oracle with its ``expected`` outputs. Provenance (docs/scenario-format.md):
 
 * ``flags``: ``["generated"]``; ``description``: what failed, in one line;
 * ``candidate``: the candidate it was found against; ``seed``, ``strategy``, ``hypothesis`` (the version
@@ -12,7 +12,7 @@ rest of the catalogue (``kjoin run``, the pytest plugin, the results and reports
 
 The id and the file name come from a digest of the scenario itself
 (``regression-<candidate>-<join>-<digest>``), so saving the same counterexample twice writes the same bytes
-to the same file (STYLE.md rule 15).
+to the same file (the same run writes the same bytes).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Outcomes as terminal text (tabulate): what differs, where first, why Kafka emits what it emits, and the
-input trace. Rendering only: the checker's and the oracle's data is shown, never recomputed (STYLE.md §3)."""
+input trace. Rendering only: the checker's and the oracle's data is shown, never recomputed."""
 
 from __future__ import annotations
 

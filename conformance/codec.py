@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from kjoin.errors import KjoinError
 from kjoin.oracle.records import (
     FK_EXTRACTORS,
     JOIN_KINDS,
@@ -80,7 +81,7 @@ Long = Annotated[int, msgspec.Meta(ge=-(2**63), le=MAX_LONG)]
 KeyJson = str | Long | None
 
 
-class CodecError(ValueError):
+class CodecError(KjoinError, ValueError):
     """A value that does not follow the format: ``field`` (``records[3].ts``, ``(line)`` for the whole
     line), the value found and the problem; ``scenario`` is the line's id when it has a usable one."""
 

@@ -125,7 +125,7 @@ class CatalogueErrorsItem(pytest.Item):
         return self.path, 0, "kjoin: scenario load errors"
 
 
-class StatedMismatch(AssertionError):
+class StatedMismatch(KjoinError, AssertionError):
     """The oracle's outputs differ from what the scenario file states Kafka emits."""
 
 

@@ -181,7 +181,7 @@ def generate_cases(
     )
     if production:
         strategy = with_production_settings(strategy, behaviour)
-        label = f"kjoin.conformance.strategies.with_production_settings({label}, behaviour_for({kafka!r}))"
+        label = f"kjoin.strategies.with_production_settings({label}, behaviour_for({kafka!r}))"
     drawn = draw_examples(strategy, profile.examples if examples is None else examples, seed)
     seen: set[tuple[JoinSpec, tuple[Record, ...]]] = set()
     cases: list[Case] = []

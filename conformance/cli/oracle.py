@@ -18,10 +18,8 @@ from typing import Any
 
 from kjoin.conformance.catalogue import Case, ScenarioError, case_id, load_file
 from kjoin.conformance.catalogue.portable import case_from_line
-from kjoin.conformance.checker import Emitted, check
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, version_argument
 from kjoin.conformance.codec import answer_line, error_line
-from kjoin.conformance.harness.text import describe_case, render_trace
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
@@ -156,6 +154,10 @@ def _chosen(args: argparse.Namespace) -> list[Case]:
 
 
 def _show(args: argparse.Namespace, streams: Streams) -> int:
+    # Imported here: ``--jsonl`` needs neither, and it starts once per pipeline (docs/kafka.md, its CPU).
+    from kjoin.conformance.checker import Emitted, check
+    from kjoin.conformance.harness.text import describe_case, render_trace
+
     cases = _chosen(args)
     first = cases[0]
     columns: dict[str, list[Output]] = {}

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kjoin.conformance.codec import UNKNOWN_CAUSE, output_json, record_json
 from kjoin.conformance.documents.vocabulary import DivergenceKind
+from kjoin.oracle.records import Output, Record
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -155,11 +157,14 @@ def _samples(
                     {
                         "kind": row["kind"],
                         "at": row["idx"],
-                        "output": {
-                            "key": row["key"],
-                            "value": None if row["tombstone"] else [row["left"], row["right"]],
-                            "ts": row["ts"],
-                        },
+                        "output": output_json(
+                            Output(
+                                row["key"],
+                                None if row["tombstone"] else (row["left"], row["right"]),
+                                row["ts"],
+                                UNKNOWN_CAUSE,
+                            )
+                        ),
                     }
                     for row in sorted(
                         (r for r in rows if r["scenario_id"] == scenario),
@@ -169,10 +174,7 @@ def _samples(
                 "context": [
                     {
                         "index": row["idx"],
-                        "side": row["side"],
-                        "key": row["key"],
-                        "value": row["value"],
-                        "ts": row["ts"],
+                        **record_json(Record(row["side"], row["key"], row["value"], row["ts"])),
                         "offset": row["offset"],
                     }
                     for row in context

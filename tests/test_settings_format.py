@@ -23,7 +23,7 @@ RECORDS = [
 ]
 LINE: dict[str, Any] = {
     "id": "p1", "kafka": "4.4", "join": "table-table", "variant": "left",
-    "settings": {"cache_max_bytes": 10485760, "commit_interval_ms": 30000},
+    "settings": {"cache_max_bytes": 10485760, "emit_interval_ms": 1000},
     "records": RECORDS,
 }  # fmt: skip
 
@@ -36,7 +36,7 @@ def _jsonl(tmp_path: Path, *lines: object) -> Path:
 
 def test_portable_settings_and_wall_clock_decode_into_the_oracle_records(tmp_path: Path) -> None:
     (case,) = load_file(_jsonl(tmp_path, LINE)).cases
-    assert case.spec.settings == Settings(cache_max_bytes=10485760, commit_interval_ms=30000)
+    assert case.spec.settings == Settings(cache_max_bytes=10485760, emit_interval_ms=1000)
     assert case.records == (
         Record("left", "k", "A", 1, wall_clock=0),
         Record("right", "k", "a", 2, commit=True),
@@ -109,7 +109,7 @@ input = '''
 
 [settings]
 cache_max_bytes = 10485760
-commit_interval_ms = 30000
+emit_interval_ms = 1000
 
 [source]
 document = "kjoin-spec"
@@ -150,10 +150,10 @@ def test_toml_input_may_carry_wall_clock_alone(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "location", "field", "value"),
     [
-        ("commit_interval_ms = 30000", "commit_interval_ms = -1", "", "settings.commit_interval_ms", -1),
-        ("commit_interval_ms = 30000", "commit_interval_ms = 1.5", "", "settings.commit_interval_ms", 1.5),
-        ("commit_interval_ms = 30000", "commit_interval_ms = true", "", "settings.commit_interval_ms", True),
-        ("commit_interval_ms = 30000", "commit_every = 3", "", "settings.commit_every", 3),
+        ("emit_interval_ms = 1000", "commit_interval_ms = -1", "", "settings.commit_interval_ms", -1),
+        ("emit_interval_ms = 1000", "commit_interval_ms = 1.5", "", "settings.commit_interval_ms", 1.5),
+        ("emit_interval_ms = 1000", "commit_interval_ms = true", "", "settings.commit_interval_ms", True),
+        ("emit_interval_ms = 1000", "commit_every = 3", "", "settings.commit_every", 3),
         ("| 1500       |", "| 0x10       |", "input row 2", "wall_clock", "0x10"),
         ("| 1500       |", "| -3         |", "input row 2", "wall_clock", "-3"),
         ("| 0          |", "| 2000       |", "input row 2", "wall_clock", 1500),

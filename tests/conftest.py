@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -21,6 +22,12 @@ from typing import TYPE_CHECKING
 
 import hypothesis
 import pytest
+
+if importlib.util.find_spec("kjoin.errors") is None:  # an editable install made before kjoin/ existed
+    raise ImportError(
+        "the installed kjoin predates the kjoin/ package (pyproject.toml lists it now): reinstall it with "
+        "`.venv/bin/python -m pip install --no-deps -e .`"
+    )
 
 from kjoin.conformance.differential.profiles import (
     PROFILE_ENV,

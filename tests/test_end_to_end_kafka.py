@@ -48,7 +48,7 @@ SLICE = [
     "table_table/kip914-history-as-grace.toml",
     "table_table/output-ts-max-of-inputs-from-2-3.toml",
     "table_table/unversioned-out-of-order-updates-join.toml",
-    "table_table/docs-old-semantics.toml",
+    "table_table/docs-old.toml",
 ]
 """A few dozen cases of two join kinds, most of them reordered by TK-2 (their records are not given in the
 order Kafka processes them), some with null keys and values."""

@@ -15,8 +15,8 @@ from kjoin.reports.version_diff_page import diff_page_file, render_diff_index, r
 from kjoin.scenarios import CATALOGUE_ROOT
 from support.html_pages import assert_inert, diff_rows, td
 
-KIP77_LEFT = CATALOGUE_ROOT / "stream_stream" / "kip77-left-current-vs-suggested.toml"
-DOCS_GRACE5 = CATALOGUE_ROOT / "stream_stream" / "docs-left-outer-spurious-free.toml"
+KIP77_LEFT = CATALOGUE_ROOT / "stream_stream" / "kip77-left.toml"
+DOCS_GRACE5 = CATALOGUE_ROOT / "stream_stream" / "docs-grace5.toml"
 
 
 def test_kip77_left_join_shows_removed_null_results_and_added_right_triggers() -> None:

@@ -59,7 +59,7 @@ def scenario_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def cases(scenario_file: Path) -> tuple[Case, ...]:
     """The small harness scenarios and the seed tables' stream-stream blocks, as 3.9."""
-    loaded = load_cases([scenario_file, SEED_TABLES / "docs-new-semantics.toml"], kafka="3.9")
+    loaded = load_cases([scenario_file, SEED_TABLES / "docs-kip77.toml"], kafka="3.9")
     assert loaded.errors == ()
     stream_stream = tuple(case for case in loaded.cases if case.join == "stream-stream")
     assert len(stream_stream) >= 7

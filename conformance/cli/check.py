@@ -5,6 +5,9 @@ through the oracle and is compared by the project's checker at the exact level: 
 timestamps (where the file states them), same order, and where the file names the emitting input row, the
 same row. Prints a table per file and the first divergence of each failing case. Exit 1 on a mismatch,
 2 when a file, line or scenario cannot be used (duplicate ids included), both reported in full.
+
+``--lint`` only lints (``catalogue.lint``): the loader's problems and a ``.toml`` scenario whose id is not its
+file's name, each with its file, scenario and field; exit 2 if any, 0 when clean.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from typing import Any
 from tabulate import tabulate
 
 from kjoin.conformance.catalogue import ScenarioError, load_cases
+from kjoin.conformance.catalogue.lint import lint
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, EXIT_USAGE, Streams, lines, worst
 from kjoin.conformance.stated import check_case
+from kjoin.scenarios import CATALOGUE_ROOT
 
 __all__ = ["FileResult", "add_command", "check_case"]
 
@@ -33,6 +38,12 @@ def add_command(commands: Any) -> None:
     )
     command.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=".jsonl/.toml files or folders")
     command.add_argument("--show", type=int, default=5, metavar="N", help="failing cases listed per file")
+    command.add_argument(
+        "--lint",
+        action="store_true",
+        help="only lint the files (format, unknown fields, duplicate ids, a .toml id that is not its file "
+        "name): exit 2 listing every problem, 0 when clean; the oracle does not run",
+    )
     command.set_defaults(handler=_check)
 
 
@@ -52,6 +63,8 @@ class FileResult:
 
 
 def _check(args: argparse.Namespace, streams: Streams) -> int:
+    if args.lint:
+        return _lint(args, streams)
     loaded = load_cases(args.paths or None)
     results: dict[str, FileResult] = {label: FileResult(label) for label in loaded.files}
     for error in loaded.errors:
@@ -82,6 +95,25 @@ def _check(args: argparse.Namespace, streams: Streams) -> int:
     failed = any(result.failures for result in results.values())
     broken = any(result.errors for result in results.values())
     return worst(EXIT_DIFFERS if failed else EXIT_OK, EXIT_USAGE if broken else EXIT_OK)
+
+
+def _lint(args: argparse.Namespace, streams: Streams) -> int:
+    """``--lint``: every problem of the files, one per line (file, scenario, field), then a count."""
+    found = lint(args.paths or [CATALOGUE_ROOT])
+    if not found.files:
+        raise ScenarioError(", ".join(map(str, args.paths)), None, "(path)", None, "holds no scenario files")
+    for problem in found.problems:
+        streams.stdout.write(f"{problem}\n")
+    counted = f"{_count(len(found.files), 'file')}, {_count(found.scenarios, 'scenario')}"
+    if found.problems:
+        streams.stdout.write(f"{counted}: {_count(len(found.problems), 'problem')}\n")
+        return EXIT_USAGE
+    streams.stdout.write(f"{counted}: no problems\n")
+    return EXIT_OK
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def render_summary(results: list[FileResult]) -> str:

@@ -47,7 +47,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.conformance.streaming.checkpoints import fresh_checkpoints
-from kjoin.conformance.streaming.feed import STEP_COLUMNS, STEP_SCHEMA, stepped_stream_of_rows
+from kjoin.conformance.streaming.feed import (
+    STEP_COLUMNS,
+    STEP_SCHEMA,
+    stepped_file_stream,
+    stepped_stream_of_rows,
+)
 from kjoin.errors import KjoinError
 
 if TYPE_CHECKING:
@@ -174,7 +179,12 @@ class StreamingCandidate:
             for side in ("left", "right")
         ]
         schema = STEP_SCHEMA + "".join(f", {column} long" for column in WINDOW_COLUMNS)
-        stream = stepped_stream_of_rows(spark, rows, [flush, flush] if self.flush else [], schema)
+        extra = [flush, flush] if self.flush else []
+        name = f"kjoin_streaming_{next(_query_names)}"
+        if (spark.sparkContext.master or "").startswith("local"):  # no Python worker for the feed (feed.py)
+            stream = stepped_file_stream(spark, rows, checkpoints / f"{name}-input", extra, schema)
+        else:  # the tasks may run on other machines: the feed travels inside the source
+            stream = stepped_stream_of_rows(spark, rows, extra, schema)
         stream = stream.withColumn("event_time", F.timestamp_millis(F.col("ts") + EVENT_TIME_SHIFT_MS))
         sides = [stream.where(F.col("side") == side).drop("side") for side in ("left", "right")]
         output = self.job(sides[0], sides[1], spec)
@@ -187,7 +197,6 @@ class StreamingCandidate:
             F.col("ts").cast("long").alias("ts"),
             *([F.col("idx").cast("long").alias("idx")] if has_idx else []),
         )
-        name = f"kjoin_streaming_{next(_query_names)}"
         writer = selected.writeStream.format("memory").queryName(name).outputMode(self.output_mode)
         writer = writer.option("checkpointLocation", str(checkpoints / name))  # never the user's folder
         return writer.start(), name, has_idx

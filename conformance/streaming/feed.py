@@ -8,13 +8,19 @@ scenario. Run the query with the default trigger and ``processAllAvailable()`` (
 everything in one batch in PySpark 4.3).
 
 The records travel inside the source (they are collected to the driver once): fine for a conformance
-catalogue, and it keeps the feed independent of any shared file system.
+catalogue, and it keeps the feed independent of any shared file system. ``stepped_file_stream`` is the
+same feed read by Spark's own file source (one file per step): no Python worker, so nothing for a busy
+machine to time out, but its folder must be readable where the tasks run.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
+import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
@@ -23,7 +29,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMa
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["STEP_COLUMNS", "STEP_SCHEMA", "stepped_stream", "stepped_stream_of_rows"]
+__all__ = ["STEP_COLUMNS", "STEP_SCHEMA", "stepped_file_stream", "stepped_stream", "stepped_stream_of_rows"]
 
 STEP_SCHEMA = "scenario_id string, idx long, side string, key string, value string, ts long"
 """The rows of the stepped stream: ``INPUT_SCHEMA`` columns."""
@@ -106,11 +112,40 @@ def stepped_stream_of_rows(
     micro-batch (the consumer must then order a batch's rows by ``idx`` itself)."""
     if steps_per_batch < 1:
         raise ValueError(f"steps_per_batch must be at least 1, got {steps_per_batch}")
+    ordered = _ordered_steps(rows, extra_steps)
+    name = f"kjoin_steps_{next(_names)}"
+    spark.dataSource.register(_source_class(name, ordered, schema, steps_per_batch))
+    return spark.readStream.format(name).load()
+
+
+def _ordered_steps(rows: Iterable[tuple[Any, ...]], extra_steps: Sequence[Step]) -> list[Step]:
+    """The rows grouped by processing step (``idx``, then scenario id), every step up to the last one
+    (empty where no scenario has a record), then ``extra_steps``."""
     steps: dict[int, Step] = {}
     for row in sorted(rows, key=lambda row: (row[1], row[0])):
         steps.setdefault(row[1], []).append(tuple(row))
     ordered = [steps.get(step, []) for step in range(max(steps, default=-1) + 1)]
-    ordered += [list(step) for step in extra_steps]
-    name = f"kjoin_steps_{next(_names)}"
-    spark.dataSource.register(_source_class(name, ordered, schema, steps_per_batch))
-    return spark.readStream.format(name).load()
+    return ordered + [list(step) for step in extra_steps]
+
+
+def stepped_file_stream(
+    spark: SparkSession,
+    rows: Iterable[tuple[Any, ...]],
+    folder: Path,
+    extra_steps: Sequence[Step] = (),
+    schema: str = STEP_SCHEMA,
+) -> DataFrame:
+    """``stepped_stream_of_rows`` read by Spark's own file source: one JSON Lines file per step in
+    ``folder`` (new and empty; the caller removes it after the query), oldest first, one file per
+    micro-batch. No Python worker reads it: Spark starts the Python source's worker with a fixed 10 s to
+    connect back, which a busy machine misses ("Python worker failed to connect back"). The folder must be
+    readable where the query's tasks run: a local master, or a cluster on this machine."""
+    names = [column.split()[0] for column in schema.split(",")]
+    folder.mkdir(parents=True)
+    started = time.time()
+    for number, step in enumerate(_ordered_steps(rows, extra_steps)):
+        path = folder / f"step-{number:09d}.json"
+        path.write_text("".join(json.dumps(dict(zip(names, row, strict=True))) + "\n" for row in step))
+        stamp = started + number  # the file source takes files by modification time, oldest first
+        os.utime(path, (stamp, stamp))
+    return spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(folder))

@@ -105,7 +105,8 @@ def test_kafka_validates_the_release_before_any_maven_build(monkeypatch: pytest.
     monkeypatch.setattr("kjoin.conformance.cli.kafka.KafkaDriver", no_build)
     code, out, err = _kjoin("kafka", "--version", "9.9", stdin='{"id": "x"}\n')
     assert code == 2 and out == ""
-    assert err.startswith("kjoin: kafka: --version: Kafka version '9.9' is newer than the era table knows")
+    assert err.startswith("kjoin: kafka: --version: ") and "'9.9'" in err
+    assert "newer than the era table knows" in err
     assert err.count("\n") == 1
 
 

@@ -65,7 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--kafka", default="4.3", help="Kafka version or release (default 4.3)")
-    parser.add_argument("--records", type=int, default=20_000, help="records per join (default 20000)")
+    parser.add_argument(
+        "--records", type=int, default=20_000, help="records per join (default 20000; 0: none)"
+    )
     parser.add_argument("--keys", type=int, default=200, help="distinct keys per side (default 200)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per join (default 3)")
     parser.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
@@ -86,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     behaviour = behaviour_for(release)
     rows = []
     setup_ms = jvm_ms = 0.0
-    for benchmark in BENCHMARKS:
+    for benchmark in BENCHMARKS if args.records > 0 else ():
         records = records_for(benchmark.spec.join, args.records, args.keys, args.seed)
         runs = args.warmup + args.repeat
         cases = [_case(benchmark, release, args.stores, records, copy) for copy in range(runs)]

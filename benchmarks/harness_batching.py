@@ -19,8 +19,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.harness.batching import run_batch
-from kjoin.conformance.harness.cases import Case, load_cases
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import jobs_started, start_session
 from kjoin.conformance.protocol import load_candidate
@@ -50,9 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     candidate = load_candidate(args.candidate)
-    spark = start_session(args.spark_master)
-    harness = HarnessRun(candidate, lambda: spark)
     loaded = load_cases(args.scenarios, kafka=args.kafka)
+    if loaded.errors:
+        print("\n".join(str(error) for error in loaded.errors), file=sys.stderr)
+        return 2
+    harness = HarnessRun(candidate, lambda: start_session(args.spark_master))
     cases = [
         c
         for c in loaded.cases
@@ -61,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not cases:
         print("no claimed cases to run", file=sys.stderr)
         return 2
+    spark = harness.spark
     spark.range(1).count()  # start the executors before timing
 
     jobs, started = jobs_started(spark), time.perf_counter()

@@ -8,6 +8,7 @@
 * ``lint``: ``ruff check`` and ``ruff format --check``; ``typecheck``: mypy (strict) over the installed
   ``kjoin`` package;
 * ``bench``, ``bench_harness``, ``bench_differential``: throughput benchmarks (arguments go to the script);
+  ``bench_tests``: the default tier's wall time and CPU summed over its process tree;
   ``bench_kafka``: the oracle against Kafka Streams' TopologyTestDriver on the same workload;
 * ``verify_kafka``: the oracle against real Kafka Streams for every line from 2.4 to the newest, written to
   docs/kafka-matrix.md;
@@ -155,6 +156,15 @@ def bench_differential(session: nox.Session) -> None:
     """Generated scenarios checked per second: oracle alone and batched Spark (arguments go to the script)."""
     _ensure_installed(session)
     session.run(sys.executable, "-m", "benchmarks.differential_throughput", *session.posargs, external=True)
+
+
+@nox.session
+def bench_tests(session: nox.Session) -> None:
+    """The README's test command (the default tier) with its wall time and its CPU summed over every process
+    it started, against issue 24's 300 CPU-seconds (arguments replace ``tests -n 2 --dist loadgroup``, e.g.
+    ``-- tests/test_cli.py``; benchmarks/tier_cpu.py says how the tree is summed)."""
+    _ensure_installed(session)
+    session.run(sys.executable, "-m", "benchmarks.tier_cpu", "--", *session.posargs, external=True)
 
 
 @nox.session

@@ -1,0 +1,191 @@
+"""Benchmark: wall time and CPU of the README's test command, CPU summed over the whole process tree.
+
+    python -m benchmarks.tier_cpu [--target 300] [-- PYTEST ARGUMENTS]
+
+Runs ``pytest tests -n 2 --dist loadgroup`` (the default tier; arguments after ``--`` replace
+``tests -n 2 --dist loadgroup``) as a child process from the project's root and prints its wall time and
+its CPU seconds (user + system) summed over every process it started: the xdist workers, the JVMs of
+Spark and of the Kafka drivers, the ``kjoin`` commands the tests run, and their children. The figure is
+printed against the target of issue 24 (300 CPU-seconds for the default tier on the 2-core machine).
+
+How the sum is taken: ``resource.getrusage(RUSAGE_CHILDREN)`` after the child exits counts every
+descendant that was waited for, each waited-for process carrying the CPU of the descendants it waited for.
+A descendant whose parent exited without waiting for it is re-parented; this process makes itself the
+"child subreaper" (Linux ``prctl(PR_SET_CHILD_SUBREAPER)``), so such orphans come here, and it waits for
+them after pytest exits, which adds their CPU too. Descendants still running ``--linger`` seconds after
+pytest exits are named, their CPU so far (``/proc/PID/stat``) is added and they are left alone.
+Not counted: work done outside the process tree (a service the tests reach over the network, a process
+started through a daemon such as Docker's). CPU seconds depend less on load than wall time, not at all
+(caches, hyper-threads); numbers come from one run, never a timed assertion (docs/testing.md).
+Exit status: pytest's when it fails, else 0 within the target and 1 over it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["DEFAULT_TIER", "TARGET_CPU_S", "TreeUsage", "main", "measure"]
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_TIER = ("tests", "-n", "2", "--dist", "loadgroup")
+"""The README's test command's arguments: the default tier."""
+TARGET_CPU_S = 300.0
+"""Issue 24: the default tier's CPU, summed over every process, on the 2-core machine."""
+PR_SET_CHILD_SUBREAPER = 36
+"""``prctl`` option (linux/prctl.h): orphaned descendants are re-parented to this process."""
+
+
+@dataclass(frozen=True, slots=True)
+class TreeUsage:
+    """What one command cost: wall seconds, CPU seconds of its process tree, its exit status."""
+
+    wall_s: float
+    user_s: float
+    system_s: float
+    max_rss_mb: float
+    returncode: int
+    lingering: tuple[str, ...] = ()
+    lingering_cpu_s: float = 0.0
+    subreaper: bool = True
+
+    @property
+    def cpu_s(self) -> float:
+        """User plus system CPU seconds over the whole tree (descendants still running: their CPU so far)."""
+        return self.user_s + self.system_s + self.lingering_cpu_s
+
+
+def _become_subreaper() -> bool:
+    """Make orphaned descendants come to this process (Linux only); whether it worked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _own_children() -> list[int]:
+    """The processes whose parent is this one (orphans re-parented here included)."""
+    mine, found = os.getpid(), []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _stat_fields(int(entry.name))
+            if stat is not None and int(stat[1]) == mine:
+                found.append(int(entry.name))
+    return found
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """``/proc/PID/stat`` from the state on (state, ppid, ...), or ``None`` if the process is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text.rsplit(")", 1)[1].split()
+
+
+def _describe(pid: int) -> str:
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        command = "?"
+    return f"{pid} {command[:100]}"
+
+
+def _cpu_so_far(pid: int) -> float:
+    """CPU seconds of a running process and of the children it waited for (``/proc/PID/stat``)."""
+    stat = _stat_fields(pid)
+    if stat is None:
+        return 0.0
+    utime, stime, cutime, cstime = (int(stat[i]) for i in (11, 12, 13, 14))
+    return (utime + stime + cutime + cstime) / os.sysconf("SC_CLK_TCK")
+
+
+def _reap_orphans(linger: float) -> tuple[tuple[str, ...], float]:
+    """Wait up to ``linger`` seconds for orphans re-parented here; those still running, their CPU so far."""
+    deadline = time.monotonic() + linger
+    while True:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            return (), 0.0
+        if time.monotonic() >= deadline:
+            left = _own_children()
+            return tuple(_describe(pid) for pid in left), sum(_cpu_so_far(pid) for pid in left)
+        time.sleep(0.2)
+
+
+def measure(command: Sequence[str], *, linger: float = 30.0) -> TreeUsage:
+    """Run ``command`` from the project's root and measure it with every process it started."""
+    subreaper = _become_subreaper()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    returncode = subprocess.run(list(command), cwd=ROOT, check=False).returncode
+    wall = time.perf_counter() - started
+    lingering, lingering_cpu = _reap_orphans(linger) if subreaper else ((), 0.0)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return TreeUsage(
+        wall_s=wall,
+        user_s=after.ru_utime - before.ru_utime,
+        system_s=after.ru_stime - before.ru_stime,
+        max_rss_mb=after.ru_maxrss / 1024,
+        returncode=returncode,
+        lingering=lingering,
+        lingering_cpu_s=lingering_cpu,
+        subreaper=subreaper,
+    )
+
+
+def _pytest() -> list[str]:
+    """``pytest`` as the installed script beside this interpreter (``python -m pytest`` if none)."""
+    script = Path(sys.executable).parent / "pytest"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "pytest"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.tier_cpu",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--target", type=float, default=TARGET_CPU_S, metavar="CPU_S")
+    parser.add_argument("--linger", type=float, default=30.0, metavar="S", help="wait for orphans (30)")
+    parser.add_argument("pytest_args", nargs="*", metavar="PYTEST_ARGUMENTS", help="after --")
+    args = parser.parse_args(argv)
+    command = [*_pytest(), *(args.pytest_args or DEFAULT_TIER)]
+    usage = measure(command, linger=args.linger)
+    load = os.getloadavg()[0]
+    shown = " ".join(("pytest", *(args.pytest_args or DEFAULT_TIER)))
+    verdict = "within" if usage.cpu_s <= args.target else "OVER"
+    parts = f"{usage.user_s:.1f} user, {usage.system_s:.1f} system"
+    if usage.lingering:
+        parts += f", {usage.lingering_cpu_s:.1f} still running"
+    lines = [
+        f"command: {shown} (exit {usage.returncode})",
+        f"wall: {usage.wall_s:.1f} s, load average at the end {load:.1f} on {os.cpu_count()} CPUs",
+        f"CPU, process tree: {usage.cpu_s:.1f} s ({parts}); biggest process {usage.max_rss_mb:.0f} MB",
+        f"target: {args.target:.0f} CPU-s ({verdict}: {usage.cpu_s / args.target:.0%} of it)",
+    ]
+    if not usage.subreaper:
+        lines.append("caveat: not a child subreaper here, so orphaned descendants' CPU is not counted")
+    for process in usage.lingering:
+        lines.append(f"still running {args.linger:.0f} s after pytest (CPU so far added): {process}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    if usage.returncode != 0:
+        return usage.returncode
+    return 0 if usage.cpu_s <= args.target else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -89,6 +89,10 @@ class Claim:
     stores: frozenset[str] = frozenset({"memory", "rocksdb"})
     versioned: bool = False
     stream_table_grace: bool = False
+    production_settings: bool = False
+    """Scenarios with production settings (a record cache, commit points, the emit throttle, a wall clock:
+    docs/semantics/production.md). Off by default: the input schema carries no wall clock or commit point
+    yet, so a candidate cannot see them (issue 26)."""
 
 
 def ran_as(claimed: Sequence[str], releases: Iterable[str]) -> list[dict[str, Any]]:

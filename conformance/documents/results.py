@@ -231,6 +231,7 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
             "stores": sorted(claim.stores),
             "versioned": claim.versioned,
             "stream_table_grace": claim.stream_table_grace,
+            **({"production_settings": True} if claim.production_settings else {}),
         },
         "declared_differences": [_declared(d) for d in candidate.declared_differences],
     }

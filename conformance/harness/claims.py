@@ -21,6 +21,7 @@ from functools import cache
 from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.protocol import Candidate, Claim, DeclaredDifference
 from kjoin.oracle.behaviour import behaviour_for, era_of, flags_for, parse_version
+from kjoin.oracle.records import Settings
 
 __all__ = ["ClaimedCases", "as_claimed", "claimed_version", "declared_difference_for", "unclaimed_because"]
 
@@ -80,7 +81,14 @@ def unclaimed_because(claim: Claim, case: Case) -> str | None:
         and not claim.stream_table_grace
     ):
         return "not claimed: stream-table grace (KIP-923)"
+    if not claim.production_settings and has_production_settings(case):
+        return "not claimed: production settings (record cache, commit points, emit throttle)"
     return None
+
+
+def has_production_settings(case: Case) -> bool:
+    """Whether ``case`` states production settings or a wall clock or commit point for any record."""
+    return case.spec.settings != Settings() or any(r.wall_clock is not None or r.commit for r in case.records)
 
 
 @dataclass(frozen=True, slots=True)

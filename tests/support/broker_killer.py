@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kjoin.conformance.streaming import JoinSpec, StreamingCandidate, streaming_candidate
+from kjoin.conformance.streaming import JobShape, StreamingCandidate, streaming_candidate
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -34,7 +34,7 @@ def _broker_pids() -> list[int]:
     return found
 
 
-def _killing_job(left: DataFrame, right: DataFrame, spec: JoinSpec) -> DataFrame:
+def _killing_job(left: DataFrame, right: DataFrame, spec: JobShape) -> DataFrame:
     from orders_payments import orders_with_payments
 
     for pid in _broker_pids():

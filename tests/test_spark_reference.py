@@ -140,7 +140,9 @@ def test_spark_reference_is_a_registered_candidate_claiming_3_9_and_3_0() -> Non
     assert set(JOIN_KINDS) <= loaded.claim.joins
     # the claim names each era by its first release (the version registry): 3.9 is claimed through the 3.8 era
     assert {era_of(version) for version in VERSIONS} <= {era_of(version) for version in loaded.claim.kafka}
-    assert {era_of(version) for version in loaded.claim.kafka} == {era.era for era in ERAS.values()}
+    # every era but 0.10.0, whose failing left join a DataFrame of outputs cannot express
+    claimed_eras = {era_of(version) for version in loaded.claim.kafka}
+    assert claimed_eras == {era.era for era in ERAS.values()} - {"0.10.0"}
 
 
 def _records(*rows: tuple[str, str, str, int]) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO, TypeVar
 
 from kjoin.errors import KjoinError
 
@@ -104,59 +104,49 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{command + ': ' if command else ''}{message} (see {self.prog} --help)")
 
 
+_Number = TypeVar("_Number", int, float)
+
+
+def _number(text: str, kind: type[_Number], what: str) -> _Number:
+    """``text`` read as ``kind``, or the argparse error "'text' is not ``what``"."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
+def _refuse(problem: str) -> NoReturn:
+    raise argparse.ArgumentTypeError(problem)
+
+
 def positive(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+    value = _number(text, int, "a whole number")
+    return value if value >= 1 else _refuse(f"must be at least 1, got {value}")
 
 
 def seconds(text: str) -> float:
     """An argparse type: a positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
-    return value
+    value = _number(text, float, "a number of seconds")
+    return value if value > 0 else _refuse(f"must be more than 0 seconds, got {text}")
 
 
 def above_zero(text: str) -> float:
     """An argparse type: a number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
-    return value
+    value = _number(text, float, "a number")
+    return value if value > 0 else _refuse(f"must be above 0, got {text}")
 
 
 def not_negative(text: str) -> int:
     """An argparse type: a whole number of at least 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    value = _number(text, int, "a whole number")
+    return value if value >= 0 else _refuse(f"must be 0 or more, got {value}")
 
 
 def share(text: str) -> float:
     """An argparse type: a share between 0 and 1 (both included)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a share between 0 and 1, got {text}")
-    return value
+    value = _number(text, float, "a number")
+    return value if 0.0 <= value <= 1.0 else _refuse(f"must be a share between 0 and 1, got {text}")
 
 
 def output_file(text: str) -> Path:

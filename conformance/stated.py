@@ -8,13 +8,16 @@ order, and where the file names the emitting input row, the same row.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.checker import Emitted, check
+from kjoin.conformance.checker import Emitted, Verdict, check
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
+from kjoin.oracle.records import Output
 
-__all__ = ["check_case"]
+__all__ = ["against_file", "check_case"]
 
 
 def check_case(case: Case) -> str | None:
@@ -24,15 +27,21 @@ def check_case(case: Case) -> str | None:
         outputs = run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
     except (OracleError, UnknownVersionError) as error:
         return f"the oracle cannot run it: {error}"
-    verdict = check(
+    first = against_file(case, outputs).first
+    if first is None:
+        return None
+    at = "" if first.at is None else f" at input #{first.at}"
+    return f"{first.kind}{at}: {first.detail}"
+
+
+def against_file(case: Case, outputs: Sequence[Output]) -> Verdict:
+    """The oracle's ``outputs`` checked against what ``case``'s file states (exact; the file's timestamps
+    setting), named "the file" and "the oracle"."""
+    assert case.expected is not None
+    return check(
         Emitted(case.expected.outputs, case.expected.causes_known),
         Emitted(tuple(outputs), causes_known=True),
         "exact",
         timestamps=case.expected.timestamps,
         names=("the file", "the oracle"),
     )
-    first = verdict.first
-    if first is None:
-        return None
-    at = "" if first.at is None else f" at input #{first.at}"
-    return f"{first.kind}{at}: {first.detail}"

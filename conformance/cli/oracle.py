@@ -155,8 +155,8 @@ def _chosen(args: argparse.Namespace) -> list[Case]:
 
 def _show(args: argparse.Namespace, streams: Streams) -> int:
     # Imported here: ``--jsonl`` needs neither, and it starts once per pipeline (docs/kafka.md, its CPU).
-    from kjoin.conformance.checker import Emitted, check
     from kjoin.conformance.harness.text import describe_case, render_trace
+    from kjoin.conformance.stated import against_file
 
     cases = _chosen(args)
     first = cases[0]
@@ -184,13 +184,7 @@ def _show(args: argparse.Namespace, streams: Streams) -> int:
                 f"{case.variant}: {len(outputs)} outputs (the file states none for Kafka {case.kafka})\n"
             )
             continue
-        verdict = check(
-            Emitted(case.expected.outputs, case.expected.causes_known),
-            Emitted(tuple(outputs), causes_known=True),
-            "exact",
-            timestamps=case.expected.timestamps,
-            names=("the file", "the oracle"),
-        )
+        verdict = against_file(case, outputs)
         if verdict.first is None:
             out.write(f"{case.variant}: {len(outputs)} outputs, as the file states ({case.expected.label})\n")
         else:

@@ -21,7 +21,7 @@ from kjoin.reports.html import attr, element, page, status_badge, table, text
 from kjoin.reports.model import JOIN_ORDER, VARIANT_ORDER, kafka_order, ordered
 from kjoin.reports.scenario_page import group_anchor, scenario_file
 
-__all__ = ["filter_link", "render_index_page"]
+__all__ = ["filter_link", "render_index_page", "rule_reference"]
 
 Document = Mapping[str, Any]
 Case = Mapping[str, Any]
@@ -35,7 +35,8 @@ def _token(value: object) -> str:
 
 
 def filter_link(label: str, **wanted: str) -> str:
-    """A link to the matrix filtered by ``wanted`` (``j`` join, ``k`` Kafka, ``s`` status, ``d`` kind)."""
+    """A link to the matrix filtered by ``wanted`` (``j`` join, ``k`` Kafka, ``s`` status, ``d`` kind,
+    ``c`` cause shape)."""
     fragment = ",".join(f"{name}={_token(value)}" for name, value in wanted.items())
     return element("a", label, {"href": f"#filter:{fragment}"})
 
@@ -139,6 +140,43 @@ def _failures_section(document: Document, cases: Sequence[Case]) -> str:
         "(each count opens the matrix filtered to those cases).</p>"
         f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
         f'<ul class="muted">{explained}</ul>'
+    )
+
+
+def _shapes_of(case: Case) -> list[str]:
+    diagnosis = case.get("diagnosis")
+    shapes = diagnosis.get("shapes") if isinstance(diagnosis, Mapping) else None
+    return sorted(str(shape) for shape in shapes) if isinstance(shapes, Mapping) else []
+
+
+def rule_reference(rule: Mapping[str, Any]) -> str:
+    """``spec TT-1`` with the rule's heading as its hint and its place in docs/semantics beside it (the
+    report is offline: the link is a path in the checkout, shown as text)."""
+    heading = f"{rule.get('id')} {rule.get('title')}"
+    return (
+        f'<span class="rule"{attr("title", heading)}>spec {text(rule.get("id"))}</span> '
+        f'<span class="muted">({text(rule.get("link"))})</span>'
+    )
+
+
+def _diagnosis_section(document: Document) -> str:
+    """The failing cases' divergences grouped by cause shape (the summary's ``diagnosis``), each with the
+    spec rules it concerns and a link to the matrix filtered to its cases."""
+    summary = document.get("summary")
+    entries = summary.get("diagnosis") if isinstance(summary, Mapping) else None
+    items = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, Mapping):
+            continue
+        rules = "; ".join(rule_reference(r) for r in entry.get("rules") or [] if isinstance(r, Mapping))
+        cases = filter_link("show the cases", c=str(entry.get("shape")))
+        items.append(f"<li>{text(entry.get('text'))}" + (f": {rules}" if rules else "") + f" ({cases})</li>")
+    if not items:
+        return ""
+    return (
+        "<h2>What the divergences have in common</h2><p>The failing cases' divergences grouped by cause "
+        "shape, each with the rule of the specification it concerns: usually one rule to fix, not many "
+        f'bugs.</p><ul class="diagnosis">{"".join(items)}</ul>'
     )
 
 
@@ -306,6 +344,7 @@ def _matrix_rows(cases: Sequence[Case], variants: Sequence[str]) -> list[str]:
         if statuses & FAILING:
             statuses.add("failing")
         kinds = {_kind_of(case) for case in by_variant.values() if _kind_of(case)}
+        shapes = {shape for case in by_variant.values() for shape in _shapes_of(case)}
         cells = [
             f'<td><a href="{text(href)}#{group_anchor(kafka, intended)}">{text(scenario)}</a></td>',
             f"<td>{text(', '.join(joins))}</td>",
@@ -317,6 +356,7 @@ def _matrix_rows(cases: Sequence[Case], variants: Sequence[str]) -> list[str]:
             + attr("data-k", _token(label))
             + attr("data-s", " ".join(sorted(_token(s) for s in statuses)))
             + attr("data-d", " ".join(sorted(_token(k) for k in kinds)))
+            + attr("data-c", " ".join(sorted(_token(c) for c in shapes)))
         )
         rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
     return rows
@@ -326,6 +366,11 @@ def _select(name: str, label: str, values: Iterable[str]) -> str:
     options = [f'<option value="">{text(label)}: all</option>']
     options += [f'<option value="{text(_token(v))}">{text(v)}</option>' for v in values]
     return f'<select data-filter="{name}" aria-label="{text(label)}">{"".join(options)}</select>'
+
+
+def _cause_select(cases: Sequence[Case]) -> str:
+    shapes = sorted({shape for case in cases for shape in _shapes_of(case)})
+    return _select("c", "cause", shapes) if shapes else ""
 
 
 def _matrix_section(cases: Sequence[Case]) -> str:
@@ -345,6 +390,7 @@ def _matrix_section(cases: Sequence[Case]) -> str:
         + _select("k", "kafka", [kafka + (" intended" if intended else "") for kafka, intended in runs_as])
         + _select("s", "status", statuses)
         + _select("d", "divergence", ordered((_kind_of(c) for c in cases if _kind_of(c)), KIND_ORDER))
+        + _cause_select(cases)
         + '<span id="shown" class="muted"></span></div>'
     )
     head = "".join(f"<th>{text(h)}</th>" for h in ["scenario", "join", "run as Kafka", *variants])
@@ -400,6 +446,7 @@ def render_index_page(document: Document, *, banner: str = "") -> str:
         _headline(document, cases),
         _ran_as(document),
         _failures_section(document, cases),
+        _diagnosis_section(document),
         _verdict_section(document),
         _calls_section(document),
         _status_section(cases),

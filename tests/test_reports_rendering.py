@@ -116,7 +116,8 @@ def test_index_matrix_rows_carry_filter_tokens_kinds_and_hints(pages: dict[str, 
     unclaimed = [cell for cell in cells(matrix, "td") if "st-not-claimed" in cell.css]
     assert unclaimed[0].attrs["title"] == "not claimed: fk joins"
     filters = [s for s in index.split("<select")[1:]]
-    assert [f.split('data-filter="')[1][0] for f in filters] == ["j", "k", "s", "d"]
+    assert [f.split('data-filter="')[1][0] for f in filters] == ["j", "k", "s", "d", "c"]
+    assert small["data-c"] == "missing-non-joined unexpected-non-joined"  # its divergences' cause shapes
 
 
 def test_index_verdicts_name_the_matching_era_and_the_flags_that_rule_others_out(

@@ -34,6 +34,7 @@ from kjoin.conformance.cli.common import (
     version_argument,
     worst,
 )
+from kjoin.conformance.documents.diagnosis import diagnose, roll_up
 from kjoin.conformance.documents.outcomes import EQUIVALENCES, CaseOutcome
 from kjoin.conformance.documents.results import ResultsJournal, candidate_json, case_result, run_metadata
 from kjoin.conformance.harness.batching import Stop
@@ -43,7 +44,7 @@ from kjoin.conformance.harness.interrupts import signal_point, signals_held, sto
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import keep_traceback, resolve_master, start_session
 from kjoin.conformance.harness.system_failures import SystemFailure, one_line
-from kjoin.conformance.harness.text import render_outcome, render_ran_as, render_summary
+from kjoin.conformance.harness.text import render_diagnosis, render_outcome, render_ran_as, render_summary
 from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate, ran_as
 from kjoin.oracle.records import JOIN_KINDS
 
@@ -332,9 +333,22 @@ def _report(
     if declared:
         lines += ["", "declared differences that showed up:"]
         lines += [f"  {count} x {reason}" for reason, count in declared.items()]
+    diagnosis = render_diagnosis(_roll_up(outcomes))
+    if diagnosis:
+        lines += ["", *diagnosis]
     failing = [outcome for outcome in outcomes if outcome.failing]
     for outcome in failing[:show]:
         lines += ["", render_outcome(outcome)]
     if len(failing) > show:
         lines += ["", f"... and {len(failing) - show} more failing cases (--show N, or --results FILE)"]
     return "\n".join(lines) + "\n"
+
+
+def _roll_up(outcomes: list[CaseOutcome]) -> list[dict[str, Any]]:
+    """The failing cases' divergences by cause shape, as the results document's summary has them."""
+    diagnosed = []
+    for outcome in outcomes:
+        if outcome.status == "fail" and outcome.verdict is not None and outcome.expected is not None:
+            found = diagnose(outcome.case, outcome.expected.outputs, outcome.verdict.divergences)
+            diagnosed.append({"status": "fail", "join": outcome.case.join, "diagnosis": found})
+    return roll_up(diagnosed)

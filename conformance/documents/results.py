@@ -43,6 +43,7 @@ from kjoin.conformance.codec import (
     results_spec_json,
     spec_from_results,
 )
+from kjoin.conformance.documents.diagnosis import diagnose, roll_up
 from kjoin.conformance.documents.explain import explain, stream_times
 from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.documents.verdicts import Scored, verdicts
@@ -154,6 +155,9 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
             if found is not None:
                 explanation = dict(found, emitted=[output_json(o) for o in found["emitted"]])
     times = stream_times(case) if outcome.expected is not None else None
+    diagnosis = None
+    if outcome.expected is not None and divergences and isinstance(answer, Emitted):
+        diagnosis = diagnose(case, outcome.expected.outputs, divergences)
     return {
         "id": case.id,
         "scenario": case.scenario,
@@ -181,6 +185,7 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
         "first_divergence": first_json,
         "explanation": explanation,
         "timeline": None if times is None else {"stream_time": times},
+        "diagnosis": diagnosis,
     }
 
 
@@ -250,6 +255,7 @@ def _summary(cases: Sequence[Mapping[str, Any]], claimed: Sequence[str]) -> dict
         "by_join": {join: dict(sorted(counts.items())) for join, counts in sorted(by_join.items())},
         "failures_by_kind": {join: dict(sorted(counts.items())) for join, counts in sorted(kinds.items())},
         "ran_as": ran_as(claimed, [str(case["kafka"]) for case in cases if case["status"] != "not-claimed"]),
+        "diagnosis": roll_up(cases),
     }
 
 

@@ -21,6 +21,7 @@ from kjoin.oracle.records import JOIN_KINDS
 
 __all__ = [
     "describe_case",
+    "render_diagnosis",
     "render_outcome",
     "render_ran_as",
     "render_state",
@@ -195,4 +196,16 @@ def render_ran_as(entries: Sequence[Mapping[str, Any]], folded: int = 0) -> list
             f"  ({folded} cases stated for releases of other eras with the same semantics ran once, as the "
             "claimed version)"
         )
+    return lines
+
+
+def render_diagnosis(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The summary's ``diagnosis`` entries (``diagnosis.roll_up``): one line per cause shape with the spec
+    rules it concerns; nothing when no divergence fits a shape."""
+    if not entries:
+        return []
+    lines = ["What the divergences have in common:"]
+    for entry in entries:
+        rules = ", ".join(f"spec {rule['id']} ({rule['link']})" for rule in entry["rules"])
+        lines.append(f"  {entry['text']}" + (f"; {rules}" if rules else ""))
     return lines

@@ -23,7 +23,9 @@ __all__ = [
     "CLAIM_ALL",
     "FakeCandidate",
     "answered_by_version",
+    "answered_ignoring",
     "document_of",
+    "ignores_deletes",
     "make_case",
     "outcome_of",
     "retargeted",
@@ -119,6 +121,28 @@ def answered_by_version(version: str, *, causes: bool = True) -> Callable[[Case]
         return Emitted(tuple(outputs), causes_known=causes)
 
     return answer
+
+
+def answered_ignoring(
+    ignored: Callable[[Case, int], bool], version: str = "3.9"
+) -> Callable[[Case], Emitted]:
+    """A fake candidate with a bug: it ignores the inputs ``ignored(case, index)`` picks (e.g. every
+    delete) and otherwise is Kafka ``version``; causes are the original input indexes."""
+
+    def answer(case: Case) -> Emitted:
+        kept = [index for index in range(len(case.records)) if not ignored(case, index)]
+        records = [case.records[index] for index in kept]
+        outputs = run(case.spec, records, behaviour_for(version, intended=case.intended))
+        return Emitted(tuple(o._replace(cause=kept[o.cause]) for o in outputs), causes_known=True)
+
+    return answer
+
+
+def ignores_deletes(case: Case, index: int) -> bool:
+    """A table side's delete (a null value; the stream side of a stream-table join has none)."""
+    record = case.records[index]
+    table = case.join in ("table-table", "fk") or (case.join == "stream-table" and record.side == "right")
+    return table and record.value is None
 
 
 def document_of(outcomes: Iterable[CaseOutcome], candidate: FakeCandidate | None = None) -> dict[str, Any]:

@@ -24,12 +24,14 @@ from kjoin.errors import KjoinError
 from kjoin.oracle.records import (
     FK_EXTRACTORS,
     JOIN_KINDS,
+    OPTIMIZATIONS,
     SIDES,
     STORE_KINDS,
     VARIANTS,
     FkExtractor,
     JoinKind,
     JoinSpec,
+    Optimization,
     Output,
     Record,
     Settings,
@@ -57,11 +59,13 @@ __all__ = [
     "records_from",
     "results_spec_json",
     "scenario_spec_json",
+    "self_join_problem",
     "settings_from",
     "settings_json",
     "spec_field",
     "spec_from",
     "spec_from_results",
+    "stream_stream_only",
     "versioned_from",
     "window_from",
 ]
@@ -142,6 +146,8 @@ class Scenario(msgspec.Struct, kw_only=True):
     window: WindowJson | None = None
     versioned: VersionedJson | None = None
     settings: SettingsJson | None = None
+    self_join: bool = msgspec.field(default=False, name="self")
+    optimization: Optimization | None = None
     intended: bool = False
     expected: list[OutputJson] | None = None
     timestamps: bool | None = None
@@ -157,7 +163,7 @@ class _Answer(msgspec.Struct):
     error: str | None = None
 
 
-_SCENARIO_FIELDS = frozenset(Scenario.__struct_fields__) - {"extra"}
+_SCENARIO_FIELDS = frozenset(Scenario.__struct_encode_fields__) - {"extra"}
 _DECODE_SCENARIO = msgspec.json.Decoder(Scenario)
 _DECODE_ANSWER = msgspec.json.Decoder(_Answer)
 _ENCODE = msgspec.json.Encoder()
@@ -192,6 +198,8 @@ _PROBLEMS = {
     "versioned.left": _BOOLEAN,
     "versioned.right": _BOOLEAN,
     "settings": _TABLE,
+    "self": _BOOLEAN,
+    "optimization": f"is not one of {', '.join(OPTIMIZATIONS)}",
     "intended": _BOOLEAN,
     "timestamps": _BOOLEAN,
     "description": "must be a non-empty string",
@@ -423,11 +431,35 @@ def settings_from(value: SettingsJson | None) -> Settings:
     return Settings(value.cache_max_bytes, value.commit_interval_ms, value.emit_interval_ms)
 
 
+def stream_stream_only(join: JoinKind, self_join: bool, optimization: str | None) -> None:
+    """``self`` and ``optimization`` belong to stream-stream joins only (docs/portable-format.md)."""
+    if join == "stream-stream":
+        return
+    if self_join:
+        problem = "is only allowed for a stream-stream join (a stream joined with itself)"
+        raise CodecError("self", True, problem)
+    if optimization is not None:
+        problem = "is only allowed for a stream-stream join (only a self-join's topology depends on it)"
+        raise CodecError("optimization", optimization, problem)
+
+
+def self_join_problem(spec: JoinSpec, records: Sequence[Record]) -> tuple[int, str] | None:
+    """In a self-join (one input stream) every record is a left record: the index of the first that is not,
+    with the problem, else ``None``."""
+    if not spec.self_join:
+        return None
+    for index, record in enumerate(records):
+        if record.side != "left":
+            return index, "must be left: a self-join (self = true) has one input stream, the left one"
+    return None
+
+
 def spec_from(scenario: Scenario) -> JoinSpec:
     """The join spec of a decoded line (its variant is checked against the join by the catalogue)."""
     join = scenario.join
     if scenario.fk_extractor is not None and join != "fk":
         raise CodecError("fk_extractor", scenario.fk_extractor, "is only allowed for an fk join")
+    stream_stream_only(join, scenario.self_join, scenario.optimization)
     return JoinSpec(
         join=join,
         variant=scenario.variant,
@@ -436,6 +468,8 @@ def spec_from(scenario: Scenario) -> JoinSpec:
         versioned=versioned_from(scenario.versioned, join),
         fk_extractor=scenario.fk_extractor or "colon-prefix",
         settings=settings_from(scenario.settings),
+        self_join=scenario.self_join,
+        optimization=scenario.optimization or "none",
     )
 
 
@@ -519,7 +553,18 @@ def scenario_spec_json(spec: JoinSpec) -> dict[str, Any]:
         line["fk_extractor"] = spec.fk_extractor
     if spec.settings != Settings():
         line["settings"] = settings_json(spec.settings)
+    line.update(_self_join_json(spec))
     return line
+
+
+def _self_join_json(spec: JoinSpec) -> dict[str, Any]:
+    """``self`` and ``optimization`` when they are not the defaults (so other scenarios read as before)."""
+    data: dict[str, Any] = {}
+    if spec.self_join:
+        data["self"] = True
+    if spec.optimization != "none":
+        data["optimization"] = spec.optimization
+    return data
 
 
 def results_spec_json(spec: JoinSpec) -> dict[str, Any]:
@@ -538,6 +583,7 @@ def results_spec_json(spec: JoinSpec) -> dict[str, Any]:
     }
     if spec.settings != Settings():
         data["settings"] = settings_json(spec.settings)
+    data.update(_self_join_json(spec))
     return data
 
 
@@ -556,6 +602,8 @@ def spec_from_results(data: Mapping[str, Any]) -> JoinSpec:
         versioned=None if versioned is None else Versioning(**versioned),
         fk_extractor=data["fk_extractor"],
         settings=settings_from(msgspec.convert(data.get("settings", {}), SettingsJson)),
+        self_join=data.get("self", False),
+        optimization=data.get("optimization", "none"),
     )
 
 

@@ -93,6 +93,10 @@ class Claim:
     """Scenarios with production settings (a record cache, commit points, the emit throttle, a wall clock:
     docs/semantics/production.md). Off by default: the input schema carries no wall clock or commit point
     yet, so a candidate cannot see them (issue 26)."""
+    self_joins: bool = False
+    """Self-join scenarios (``JoinSpec.self_join``: one stream joined with itself, with or without the 3.4+
+    single-store rewrite, docs/semantics/self-join.md). Off by default: a candidate that implements the
+    two-sided join is not thereby a self-join (issue 25)."""
 
 
 def ran_as(claimed: Sequence[str], releases: Iterable[str]) -> list[dict[str, Any]]:

@@ -28,6 +28,7 @@ __all__ = [
     "NEWEST_PATCHES",
     "PRODUCTION_FLAGS",
     "READ_ONLY_WHERE",
+    "SELF_JOIN_FLAGS",
     "Behaviour",
     "UnknownVersionError",
     "behaviour_for",
@@ -130,6 +131,13 @@ class Behaviour:
     ``max(24 h - 2 * before, 0)`` and ``.after()`` keeps it; 2.1-2.8 derive it as ``max(1 day, before + after)
     - (before + after)``, so asymmetric windows retain a different span. spec SS-15."""
 
+    self_join_is_rewritten_by_optimization: bool
+    """KAFKA-14209 (3.4.0): with ``topology.optimization=all`` the optimizer rewrites every stream-stream join
+    of a stream with itself (``s.join|leftJoin|outerJoin(s, ...)``, whatever the variant and window) into one
+    ``KStreamKStreamSelfJoin`` processor over one window store: inner-join results only, each record also
+    joined with itself. Before 3.4, and with optimization off, the join keeps its two window stores.
+    Only self-join scenarios read it (``SELF_JOIN_FLAGS``). spec SJ-1 to SJ-5."""
+
     # --- stream-table -----------------------------------------------------------------------------
     has_stream_table_inner_join: bool
     """KIP-77 (0.10.2): ``KStream#join(KTable)`` exists; 0.10.0/0.10.1 only have the left join.
@@ -223,6 +231,7 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         rocksdb_join_stores_skip_null_values=False,
         stream_joins_can_use_in_memory_stores=False,
         legacy_join_grace_is_set_by_of=False,
+        self_join_is_rewritten_by_optimization=False,
         has_stream_table_inner_join=False,
         has_stream_table_grace=False,
         table_joins_forward_every_update=True,
@@ -258,7 +267,9 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
     v251 = replace(v24, era="2.5.1", rocksdb_join_stores_skip_null_values=True)
     v30 = replace(v251, era="3.0", legacy_join_grace_is_set_by_of=True)
     v31 = replace(v30, era="3.1", has_spurious_free_outer_joins=True)
-    v34 = replace(v31, era="3.4", rocksdb_window_expiry_is_exact=True)
+    v34 = replace(
+        v31, era="3.4", rocksdb_window_expiry_is_exact=True, self_join_is_rewritten_by_optimization=True
+    )
     v35 = replace(
         v34, era="3.5", has_versioned_stores=True, outer_join_emit_throttle_resyncs_to_wall_clock=True
     )
@@ -444,6 +455,7 @@ FLAG_JOINS: dict[str, frozenset[str]] = {
     "rocksdb_join_stores_skip_null_values": frozenset({_SS}),
     "stream_joins_can_use_in_memory_stores": frozenset({_SS}),
     "legacy_join_grace_is_set_by_of": frozenset({_SS}),
+    "self_join_is_rewritten_by_optimization": frozenset({_SS}),
     "has_stream_table_inner_join": frozenset({_ST}),
     "has_stream_table_grace": frozenset({_ST}),
     "table_joins_forward_every_update": frozenset({_TT}),
@@ -508,13 +520,23 @@ PRODUCTION_FLAGS: frozenset[str] = frozenset(
 throttle) make decisive: under the test driver's settings no input can tell their two values apart."""
 
 
-def flags_in_force(join: str, behaviour: Behaviour, *, production: bool = False) -> tuple[str, ...]:
+SELF_JOIN_FLAGS: frozenset[str] = frozenset({"self_join_is_rewritten_by_optimization"})
+"""Flags only a self-join scenario (``JoinSpec.self_join``) reads: no other input can tell their values
+apart."""
+
+
+def flags_in_force(
+    join: str, behaviour: Behaviour, *, production: bool = False, self_join: bool = False
+) -> tuple[str, ...]:
     """The flags of ``join`` whose value in ``behaviour``'s era can change an output: every flag that applies
     to ``join`` except a capability the era lacks, a failure the era has, a flag its other flags leave
-    unread, and, unless ``production`` (some input has production settings), the ``PRODUCTION_FLAGS``."""
+    unread, unless ``production`` (some input has production settings) the ``PRODUCTION_FLAGS``, and unless
+    ``self_join`` (some input is a self-join) the ``SELF_JOIN_FLAGS``."""
     in_force = []
     for name in flags_for(join):
         if name in PRODUCTION_FLAGS and not production:
+            continue
+        if name in SELF_JOIN_FLAGS and not self_join:
             continue
         if name in CAPABILITY_FLAGS and not getattr(behaviour, name):
             continue

@@ -41,6 +41,12 @@ def processor_for(spec: JoinSpec, behaviour: Behaviour) -> JoinProcessor:
             raise UnsupportedJoinError(f"versioned stores need Kafka 3.5+ (era {behaviour.era})")
         if spec.join == "stream-stream":
             raise UnsupportedJoinError("a stream-stream join has no tables to version")
+    if spec.join == "stream-stream" and spec.self_join:
+        from kjoin.oracle.self_join import self_join_for
+
+        return self_join_for(spec, behaviour)
+    if spec.self_join:
+        raise UnsupportedJoinError(f"a self-join is a stream-stream join, not {spec.join!r}")
     if spec.join == "stream-stream":
         from kjoin.oracle.stream_stream import StreamStreamJoin
 

@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple, get_args
 __all__ = [
     "FK_EXTRACTORS",
     "JOIN_KINDS",
+    "OPTIMIZATIONS",
     "SIDES",
     "STORE_KINDS",
     "VARIANTS",
@@ -22,6 +23,7 @@ __all__ = [
     "JoinKind",
     "JoinSpec",
     "Key",
+    "Optimization",
     "Output",
     "Record",
     "Settings",
@@ -40,12 +42,15 @@ JoinKind = Literal["stream-stream", "stream-table", "table-table", "fk"]
 Variant = Literal["inner", "left", "outer"]
 StoreKind = Literal["memory", "rocksdb"]
 FkExtractor = Literal["colon-prefix", "pipe-suffix"]
+Optimization = Literal["none", "all"]
+"""``topology.optimization``: ``"all"`` lets Kafka 3.4+ rewrite a self-join (KAFKA-14209)."""
 
 SIDES: tuple[Side, ...] = get_args(Side)
 JOIN_KINDS: tuple[JoinKind, ...] = get_args(JoinKind)
 VARIANTS: tuple[Variant, ...] = get_args(Variant)
 STORE_KINDS: tuple[StoreKind, ...] = get_args(StoreKind)
 FK_EXTRACTORS: tuple[FkExtractor, ...] = get_args(FkExtractor)
+OPTIMIZATIONS: tuple[Optimization, ...] = get_args(Optimization)
 
 Key = str | int | None
 """A record key. ``None`` is a null key (dropped or forwarded depending on the era)."""
@@ -169,6 +174,12 @@ class JoinSpec:
     fk_extractor: FkExtractor = "colon-prefix"
     settings: Settings = Settings()
     """The application's production settings (record cache, commit interval, emit throttle)."""
+    self_join: bool = False
+    """Stream-stream only: one input stream joined with itself (``s.join(s, ...)``); every record is a
+    ``left`` record of that one topic (docs/semantics/self-join.md)."""
+    optimization: Optimization = "none"
+    """``topology.optimization`` the topology is built with; only a self-join's topology depends on it
+    (docs/semantics/self-join.md, SJ-1)."""
 
 
 def foreign_key_of(value: str, extractor: FkExtractor) -> str | None:

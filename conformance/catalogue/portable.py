@@ -36,6 +36,7 @@ from kjoin.conformance.codec import (
     output_json,
     records_from,
     scenario_spec_json,
+    self_join_problem,
     spec_from,
 )
 from kjoin.conformance.codec import (
@@ -92,6 +93,10 @@ def case_from_line(text: str | bytes, path: str, line: int | None = None) -> Cas
         fields.choice(scenario.variant, "variant", VARIANTS_OF[scenario.join])
         spec = spec_from(scenario)
         records = records_from(scenario.records)
+        wrong_side = self_join_problem(spec, records)
+        if wrong_side is not None:
+            index, problem = wrong_side
+            raise CodecError(f"records[{index}].side", records[index].side, problem)
     except CodecError as error:
         raise _fail(fields, error) from None
     return Case(

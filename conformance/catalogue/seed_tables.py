@@ -35,14 +35,17 @@ from kjoin.conformance.codec import (
     SettingsJson,
     VersionedJson,
     WindowJson,
+    self_join_problem,
     settings_from,
     spec_field,
+    stream_stream_only,
     versioned_from,
     window_from,
 )
 from kjoin.oracle.records import (
     FK_EXTRACTORS,
     JOIN_KINDS,
+    OPTIMIZATIONS,
     STORE_KINDS,
     JoinKind,
     JoinSpec,
@@ -55,7 +58,7 @@ __all__ = ["load_seed_table"]
 
 _TOP_KEYS = frozenset(
     {"id", "description", "join", "variants", "features", "flags", "source", "window", "stores"}
-    | {"fk_extractor", "versioned", "settings", "input", "expected", "errata"}
+    | {"fk_extractor", "versioned", "settings", "self", "optimization", "input", "expected", "errata"}
 )
 _SOURCE_KEYS = frozenset({"document", "section", "info"})
 _BLOCK_KEYS = frozenset({"kafka", "describes", "intended", "timestamps", "variants", "outputs"})
@@ -115,24 +118,42 @@ def _cases(fields: Fields, raw: Mapping[str, Any]) -> list[Case]:
         window = window_from(_toml_window(raw.get("window")), join)
         versioned = versioned_from(spec_field(raw.get("versioned"), "versioned"), join)
         settings = settings_from(spec_field(raw.get("settings"), "settings"))
+        self_join = fields.boolean(raw.get("self", False), "self")
+        stream_stream_only(join, self_join, raw.get("optimization"))
     except CodecError as error:
         raise fields.fail(error.field, error.value, error.problem) from None
     stores = fields.choice(raw.get("stores", "rocksdb"), "stores", STORE_KINDS)
     if "fk_extractor" in raw and join != "fk":
         raise fields.fail("fk_extractor", raw["fk_extractor"], "is only allowed for join = 'fk'")
     extractor = fields.choice(raw.get("fk_extractor", "colon-prefix"), "fk_extractor", FK_EXTRACTORS)
+    optimization = fields.choice(raw.get("optimization", "none"), "optimization", OPTIMIZATIONS)
     text = fields.text(fields.need(raw, "input", "input"), "input", multiline=True)
     try:
         records = parse_input(text, allow_colon=join == "fk")
     except CellError as error:
         raise _cell_error(fields, error) from error
+    if self_join:
+        wrong_side = self_join_problem(JoinSpec(join, "inner", self_join=True), records)
+        if wrong_side is not None:
+            row, problem = wrong_side
+            raise fields.fail("side", records[row].side, problem, f"input row {row}")
     blocks = _blocks(fields, fields.need(raw, "expected", "expected"), variants, records, join)
     errata = _errata(fields, raw.get("errata", []), variants, records, blocks)
     about = About(description=description, features=features, flags=flags, reference=reference, errata=errata)
     cases: list[Case] = []
     for block in blocks:
         for variant in block.variants:
-            spec = JoinSpec(join, variant, window, stores, versioned, extractor, settings)
+            spec = JoinSpec(
+                join,
+                variant,
+                window,
+                stores,
+                versioned,
+                extractor,
+                settings,
+                self_join=self_join,
+                optimization=optimization,
+            )
             outputs = tuple(_output(item, row) for row, item in block.outputs[variant])
             expected = Expected(
                 outputs,

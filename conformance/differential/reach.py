@@ -83,14 +83,19 @@ def flag_reach(version: str, cases: Sequence[Case], *, intended: bool = False) -
     mine = [case for case in cases if case.intended == intended and era_of(case.kafka) == behaviour.era]
     joins = sorted({case.join for case in mine})
     production = any(_has_production_settings(case) for case in mine)
+    self_join = any(case.spec.self_join for case in mine)
     in_force = tuple(
         dict.fromkeys(
-            name for join in joins for name in flags_in_force(join, behaviour, production=production)
+            name
+            for join in joins
+            for name in flags_in_force(join, behaviour, production=production, self_join=self_join)
         )
     )
     witnesses: dict[str, str] = {}
     for case in mine:
-        case_in_force = flags_in_force(case.join, behaviour, production=_has_production_settings(case))
+        case_in_force = flags_in_force(
+            case.join, behaviour, production=_has_production_settings(case), self_join=case.spec.self_join
+        )
         wanted = [name for name in case_in_force if name not in witnesses]
         if wanted:
             for name in decisive_flags(case, wanted):

@@ -21,7 +21,7 @@ ERAS_DOC = "docs/semantics/eras.md"
 
 _TICKET = re.compile(r"\bKAFKA-\d+\b")
 _KIP = re.compile(r"\bKIP-\d+\b")
-_RULE = re.compile(r"\b(?:SS|ST|TT|FK|VS|TK|PR|GT)-\d+\b")
+_RULE = re.compile(r"\b(?:SS|ST|TT|FK|VS|TK|PR|GT|SJ)-\d+\b")
 
 
 @dataclass(frozen=True, slots=True)

@@ -237,6 +237,7 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
             "versioned": claim.versioned,
             "stream_table_grace": claim.stream_table_grace,
             **({"production_settings": True} if claim.production_settings else {}),
+            **({"self_joins": True} if claim.self_joins else {}),
         },
         "declared_differences": [_declared(d) for d in candidate.declared_differences],
     }

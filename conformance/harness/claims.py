@@ -83,6 +83,8 @@ def unclaimed_because(claim: Claim, case: Case) -> str | None:
         return "not claimed: stream-table grace (KIP-923)"
     if not claim.production_settings and has_production_settings(case):
         return "not claimed: production settings (record cache, commit points, emit throttle)"
+    if spec.self_join and not claim.self_joins:
+        return "not claimed: self-joins (a stream joined with itself)"
     return None
 
 

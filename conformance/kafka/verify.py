@@ -41,6 +41,7 @@ __all__ = ["VerifyReport", "golden_line", "save_golden", "verify", "verify_cases
 EVERYTHING = Claim(
     joins=frozenset(JOIN_KINDS), variants=frozenset(VARIANTS), kafka=one_release_per_era(),
     stores=frozenset(STORE_KINDS), versioned=True, stream_table_grace=True, production_settings=True,
+    self_joins=True,
 )  # fmt: skip
 """What a generated scenario may use: the strategies keep only what the release offers."""
 

@@ -136,9 +136,11 @@ def test_browser_summary_links_open_the_filtered_matrix(browser: Chrome, report:
     selected = browser.execute_script(
         "return Array.from(document.querySelectorAll('select[data-filter]')).map(s => s.value);"
     )
-    assert selected == ["stream-stream", "", "", "candidate-error"]
+    assert selected == ["stream-stream", "", "", "candidate-error", ""]  # the last: the cause shape
     _open(browser, report / "index.html", "#filter:s=failing")  # a link from outside the page
     assert sorted(_visible(browser)) == [f"hostile-{HOSTILE}", "ss-broken", "ss-small"]
+    _open(browser, report / "index.html", "#filter:c=unexpected-non-joined")  # a diagnosis line's link
+    assert _visible(browser) == ["ss-small"]
     assert _severe(browser) == []
 
 

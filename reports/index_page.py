@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from typing import Any
 
 from kjoin.conformance.documents.vocabulary import FAILING, KIND_ORDER, STATUS_ORDER
@@ -322,7 +322,7 @@ def _matrix_cell(case: Case | None) -> str:
     return f'<td class="{css}"{attr("title", hint) if hint else ""}>{label}</td>'
 
 
-def _matrix_rows(cases: Sequence[Case], variants: Sequence[str]) -> list[str]:
+def _matrix_rows(cases: Sequence[Case], variants: Sequence[str], paged: Set[str] | None) -> list[str]:
     groups: dict[tuple[str, str, bool], dict[str, Case]] = defaultdict(dict)
     for case in cases:
         key = (str(case.get("scenario")), str(case.get("kafka")), bool(case.get("intended")))
@@ -345,8 +345,11 @@ def _matrix_rows(cases: Sequence[Case], variants: Sequence[str]) -> list[str]:
             statuses.add("failing")
         kinds = {_kind_of(case) for case in by_variant.values() if _kind_of(case)}
         shapes = {shape for case in by_variant.values() for shape in _shapes_of(case)}
+        name = text(scenario)
+        if paged is None or scenario in paged:
+            name = f'<a href="{text(href)}#{group_anchor(kafka, intended)}">{name}</a>'
         cells = [
-            f'<td><a href="{text(href)}#{group_anchor(kafka, intended)}">{text(scenario)}</a></td>',
+            f"<td>{name}</td>",
             f"<td>{text(', '.join(joins))}</td>",
             f"<td>{text(label)}</td>",
             *(_matrix_cell(by_variant.get(variant)) for variant in variants),
@@ -373,7 +376,7 @@ def _cause_select(cases: Sequence[Case]) -> str:
     return _select("c", "cause", shapes) if shapes else ""
 
 
-def _matrix_section(cases: Sequence[Case]) -> str:
+def _matrix_section(cases: Sequence[Case], paged: Set[str] | None) -> str:
     variants = ordered((str(case.get("variant")) for case in cases), VARIANT_ORDER)
     versions = kafka_order(str(case.get("kafka")) for case in cases)
     runs_as = sorted(
@@ -394,13 +397,20 @@ def _matrix_section(cases: Sequence[Case]) -> str:
         + '<span id="shown" class="muted"></span></div>'
     )
     head = "".join(f"<th>{text(h)}</th>" for h in ["scenario", "join", "run as Kafka", *variants])
-    rows = "\n".join(_matrix_rows(cases, variants))
+    rows = "\n".join(_matrix_rows(cases, variants, paged))
     matrix = (
         f'<table id="rows" class="matrix"><thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody></table>'
     )
+    unpaged = paged is not None and any(str(case.get("scenario")) not in paged for case in cases)
+    unlinked = (
+        ""
+        if not unpaged
+        else " Scenarios whose cases all pass have no page of their own (<code>kjoin report RESULTS --out "
+        "DIR --all-pages</code> writes them)."
+    )
     return (
         '<h2 id="matrix">Scenarios \u00d7 variants</h2><p class="muted">Failing rows first; hover a cell for '
-        "its first divergence, open a scenario for the whole story.</p>" + controls + matrix
+        f"its first divergence, open a scenario for the whole story.{unlinked}</p>" + controls + matrix
     )
 
 
@@ -436,8 +446,9 @@ def _candidate_section(document: Document) -> str:
     return "\n".join(parts)
 
 
-def render_index_page(document: Document, *, banner: str = "") -> str:
-    """The index page of the report of one results ``document``."""
+def render_index_page(document: Document, *, banner: str = "", paged: Set[str] | None = None) -> str:
+    """The index page of the report of one results ``document``; ``paged``: the scenarios that have a page
+    (``None``: every one)."""
     cases = [case for case in document.get("cases") or [] if isinstance(case, Mapping)]
     name = str((document.get("candidate") or {}).get("name"))
     body = [
@@ -450,7 +461,7 @@ def render_index_page(document: Document, *, banner: str = "") -> str:
         _verdict_section(document),
         _calls_section(document),
         _status_section(cases),
-        _matrix_section(cases),
+        _matrix_section(cases, paged),
         _candidate_section(document),
     ]
     return page(f"kjoin report: {name}", "\n".join(part for part in body if part), script=True, banner=banner)

@@ -1,7 +1,9 @@
 """Write reports to disk: the report of a results document (``index.html`` and one page per scenario
 under ``s/``), the page of a comparison, the pages of a version diff.
 
-The same document gives byte-identical files (nothing reads the clock). A folder written before is
+A scenario whose cases all pass (or were not checked) gets no page unless asked for (``all_pages``): a
+green run of the whole catalogue is an index page, not a thousand pages (docs/reports.md). The same
+document gives byte-identical files (nothing reads the clock). A folder written before is
 updated in place: a ``.kjoin-pages`` manifest lists the pages the last write made, and pages of scenarios
 that are gone are removed (only those: nothing else in the folder is touched).
 """
@@ -9,7 +11,7 @@ that are gone are removed (only those: nothing else in the folder is touched).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,14 +55,26 @@ def banner_of(document: Mapping[str, Any]) -> str:
     return " \u00b7 ".join(parts)
 
 
-def render_report(document: Mapping[str, Any]) -> dict[str, str]:
-    """Every page of a results document's report: path relative to the report folder -> HTML."""
+QUIET: frozenset[str] = frozenset({"pass", "not-claimed", "not-applicable"})
+"""Statuses that need no page of their own: a scenario whose cases all have one gets a page only on
+demand (``all_pages``); the index lists it with its statuses and hints."""
+
+
+def needs_page(cases: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether a scenario's cases need a page: one of them fails, errs, is declared or undecided."""
+    return any(str(case.get("status")) not in QUIET for case in cases)
+
+
+def render_report(document: Mapping[str, Any], *, all_pages: bool = False) -> dict[str, str]:
+    """The pages of a results document's report: path relative to the report folder -> HTML. A page per
+    scenario that needs attention (``needs_page``); with ``all_pages``, a page per scenario."""
     banner = banner_of(document)
     by_scenario: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for case in document.get("cases") or []:
         by_scenario[str(case.get("scenario"))].append(case)
-    pages = {"index.html": render_index_page(document, banner=banner)}
-    for scenario in sorted(by_scenario):
+    paged = {s for s, cases in by_scenario.items() if all_pages or needs_page(cases)}
+    pages = {"index.html": render_index_page(document, banner=banner, paged=paged)}
+    for scenario in sorted(paged):
         pages[scenario_file(scenario)] = render_scenario_page(scenario, by_scenario[scenario], banner=banner)
     return pages
 
@@ -85,10 +99,13 @@ def write_pages(pages: Mapping[str, str], out_dir: Path, *, progress: Progress |
     return out_dir / "index.html"
 
 
-def write_report(document: Mapping[str, Any], out_dir: Path, *, progress: Progress | None = None) -> Path:
+def write_report(
+    document: Mapping[str, Any], out_dir: Path, *, progress: Progress | None = None, all_pages: bool = False
+) -> Path:
     """Write the report of a results ``document`` (docs/results-format.md) into ``out_dir``; returns
-    the path of ``index.html``. ``progress`` is called as pages are written."""
-    return write_pages(render_report(document), out_dir, progress=progress)
+    the path of ``index.html``. ``progress`` is called as pages are written; ``all_pages``: a page for
+    every scenario, the passing ones too."""
+    return write_pages(render_report(document, all_pages=all_pages), out_dir, progress=progress)
 
 
 def write_comparison(comparison: Mapping[str, Any], out_dir: Path) -> Path:

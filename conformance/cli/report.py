@@ -20,7 +20,8 @@ def add_command(commands: Any) -> None:
     command = commands.add_parser(
         "report",
         description="Write a static HTML report (failures by kind first, the scenario x variant matrix, "
-        "verdicts, one page per scenario with its timeline) from one or more results files of one candidate.",
+        "verdicts, a page with its timeline per scenario that needs attention) from one or more results "
+        "files of one candidate.",
     )
     command.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results files (JSON)")
     command.add_argument(
@@ -29,6 +30,12 @@ def add_command(commands: Any) -> None:
         default=Path("kjoin-report"),
         metavar="DIR",
         help="output folder (default: kjoin-report)",
+    )
+    command.add_argument(
+        "--all-pages",
+        action="store_true",
+        help="a page for every scenario, the passing ones too (default: only scenarios with a case that "
+        "fails, errs, is declared or undecided)",
     )
     command.set_defaults(handler=_report)
 
@@ -42,7 +49,7 @@ def _report(args: argparse.Namespace, streams: Streams) -> int:
     except ResultsError as error:
         raise UsageError(f"report: {error}") from error
     with Progress(streams.stderr, "report", len(document["cases"]), unit="pages") as progress:
-        index = write_report(document, args.out, progress=progress.update)
+        index = write_report(document, args.out, progress=progress.update, all_pages=args.all_pages)
     if not document["complete"]:
         streams.stderr.write(f"kjoin: report: the run is incomplete: {document['incomplete_reason']}\n")
     streams.stdout.write(f"report written to {index}\n")

@@ -85,6 +85,12 @@ def add_command(commands: Any) -> None:
         metavar="DIR",
         help="write the HTML report here (and the results to DIR/results.json unless --results)",
     )
+    command.add_argument(
+        "--all-pages",
+        action="store_true",
+        help="with --report: a page for every scenario, the passing ones too (default: only scenarios that "
+        "need attention)",
+    )
     command.add_argument("--spark-master", metavar="URL", help="default: $KJOIN_SPARK_MASTER, else local[*]")
     command.add_argument(
         "--equivalence",
@@ -214,7 +220,7 @@ def _run_cases(
                 if journal is not None and document is None:
                     stopped = stopped or "the results could not be written"
             if document is not None and args.report is not None:
-                _write_report(document, args.report, streams)
+                _write_report(document, args.report, streams, all_pages=args.all_pages)
         except (KeyboardInterrupt, Stop) as error:
             late = str(error) or "interrupted by SIGINT (Ctrl-C)"
             where = "" if results_path is None else f" (kjoin report {results_path} --out DIR writes it)"
@@ -277,11 +283,11 @@ def _write_results(journal: ResultsJournal, stopped: str | None, streams: Stream
     return document
 
 
-def _write_report(document: dict[str, Any], folder: Path, streams: Streams) -> None:
+def _write_report(document: dict[str, Any], folder: Path, streams: Streams, *, all_pages: bool) -> None:
     from kjoin.reports import write_report
 
     with Progress(streams.stderr, "report", len(document["cases"]), unit="pages") as progress:
-        index = write_report(document, folder, progress=progress.update)
+        index = write_report(document, folder, progress=progress.update, all_pages=all_pages)
     streams.stdout.write(f"report written to {index}\n")
 
 

@@ -5,11 +5,11 @@ once: each case's divergences, the oracle's state at the first divergence and wh
 time for the timeline, the summary, and the verdicts (which Kafka era the candidate matches best).
 
 Writing survives faults (issue: nothing finished is ever lost): ``ResultsJournal`` appends one JSON line per
-finished case to ``<results>.partial`` and flushes it; ``finish`` writes the whole document to a temporary
-file and renames it over ``<results>`` (atomic), then removes the journal. A run that stops early
-(an exception, a timeout, SIGINT or SIGTERM) is finished with ``complete: false`` and the reason; a run that
-was killed outright leaves the journal, which ``load_results`` reads as an incomplete document. The same
-inputs give a byte-identical file (no wall time in it; cases sorted by id).
+finished case to ``<results>.partial`` and flushes it; ``finish`` writes the whole document (compact, a line
+per case) to a temporary file and renames it over ``<results>`` (atomic), then removes the journal. A run
+that stops early (an exception, a timeout, SIGINT or SIGTERM) is finished with ``complete: false`` and the
+reason; a run that was killed outright leaves the journal, which ``load_results`` reads as an incomplete
+document. The same inputs give a byte-identical file (no wall time in it; cases sorted by id).
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ __all__ = [
     "run_metadata",
     "spec_json",
     "write_json_atomically",
+    "write_results_atomically",
 ]
 
 SCHEMA = "kjoin-results"
@@ -323,6 +324,26 @@ def write_json_atomically(path: Path, document: Any) -> None:
     os.replace(temporary, path)
 
 
+def write_results_atomically(path: Path, document: Mapping[str, Any]) -> None:
+    """Write a results document as compact JSON, streamed: one line per top-level field and one line per
+    case (a run's cases diff line by line and the file is written without one giant string); to a
+    temporary file beside ``path``, then renamed. Still one JSON document (``json.load`` reads it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with temporary.open("w", encoding="utf-8") as handle:
+        handle.write("{")
+        for name, value in document.items():
+            if name != "cases":
+                handle.write(f"{_dumps(name)}:{_dumps(value)},\n")
+        handle.write('"cases":[')
+        for number, case in enumerate(document.get("cases") or []):
+            handle.write(("\n" if number == 0 else ",\n") + _dumps(case))
+        handle.write("\n]}\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
 class ResultsJournal:
     """The results of one run, kept on disk as they arrive.
 
@@ -374,7 +395,7 @@ class ResultsJournal:
             complete=complete,
             incomplete_reason=reason,
         )
-        write_json_atomically(self.path, document)
+        write_results_atomically(self.path, document)
         self._handle.close()
         self.journal.unlink(missing_ok=True)
         self.finished = True

@@ -27,7 +27,7 @@ from kjoin.conformance.documents.results import (
     case_result,
     results_document,
     run_metadata,
-    write_json_atomically,
+    write_results_atomically,
 )
 from kjoin.conformance.harness.claims import as_claimed
 from kjoin.conformance.harness.outcomes import HarnessRun
@@ -166,7 +166,7 @@ class PytestRun:
         results = {**self.not_claimed, **self.results}
         document = results_document(metadata, candidate_json(self.candidate), results.values(), calls=calls)
         self.config.hook.pytest_kjoin_results(config=self.config, document=document)
-        write_json_atomically(self.results_path, document)
+        write_results_atomically(self.results_path, document)
         self.document = document
 
     def summary_lines(self) -> list[str]:

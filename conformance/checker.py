@@ -17,6 +17,11 @@ Equivalence levels (``Mode``), strongest first:
   processing the same input;
 * ``key-order``: the same outputs, in the same order per key;
 * ``multiset``: the same outputs, in any order;
+* ``commit-points``: what Kafka with record caches emits for *some* sequence of commit points, up to the
+  order of keys within one commit (and, for table results, an identical repeat of a key within one commit
+  counted once): the level of micro-batch ports (docs/semantics/production.md, PR-8). Kafka's side is not
+  one output sequence but ``segments``, what it emits between any two commit points
+  (``kjoin.conformance.commit_points``); a passing verdict names the commit points that explain the output;
 * ``table``: the same final table (each changelog folded: last value per key, a tombstone deletes);
   meaningful for table results (table-table and foreign-key joins) only.
 
@@ -34,8 +39,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from kjoin.conformance.commit_points import Explanation, Segments, explain
 from kjoin.conformance.documents.vocabulary import KIND_ORDER, DivergenceKind
-from kjoin.conformance.notation import show_output
+from kjoin.conformance.notation import show_key, show_output
 from kjoin.oracle.records import Output
 
 __all__ = [
@@ -45,12 +51,13 @@ __all__ = [
     "Divergence",
     "Emitted",
     "Mode",
+    "Segments",
     "Status",
     "Verdict",
     "check",
 ]
 
-Mode = Literal["exact", "key-order", "multiset", "table"]
+Mode = Literal["exact", "key-order", "multiset", "commit-points", "table"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 Status = Literal["pass", "fail", "unknown"]
 
@@ -93,12 +100,16 @@ class Divergence:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The result of one check. ``divergences`` are sorted by input index (unknown last), then kind."""
+    """The result of one check. ``divergences`` are sorted by input index (unknown last), then kind.
+    ``commit_points`` (level ``commit-points``): the input indexes after which a commit explains the other
+    side's output (the last: the end of the input) when it passes, those that explain the most of it (the
+    outputs before the first divergence) when it fails."""
 
     status: Status
     mode: Mode
     divergences: tuple[Divergence, ...] = ()
     reason: str = ""
+    commit_points: tuple[int, ...] | None = None
 
     @property
     def first(self) -> Divergence | None:
@@ -117,14 +128,20 @@ def check(
     *,
     timestamps: bool = True,
     names: tuple[str, str] = ("Kafka", "the candidate"),
+    segments: Segments | None = None,
 ) -> Verdict:
     """Compare Kafka's outputs (``expected``) with another side's (``actual``) at equivalence ``mode``;
-    ``names`` are the two sides as the details call them."""
+    ``names`` are the two sides as the details call them. ``commit-points`` compares with ``segments``,
+    what Kafka emits between any two commit points, instead of ``expected``."""
     if mode not in MODES:
         raise ValueError(f"unknown equivalence mode {mode!r} (one of {', '.join(MODES)})")
     if isinstance(actual, CandidateFailure):
         detail = f"{actual.message}\n{actual.traceback}".strip()
         return Verdict("fail", mode, (Divergence("candidate-error", detail=detail),))
+    if mode == "commit-points":
+        if segments is None:
+            raise ValueError("the commit-points level needs Kafka's segments (what it emits between commits)")
+        return _commit_points_verdict(explain(actual.outputs, segments, timestamps=timestamps), names)
     if mode == "exact" and not actual.causes_known:
         reason = "exact order needs the emitting input index (an idx column); the candidate reports none"
         return Verdict("unknown", mode, reason=reason)
@@ -355,3 +372,37 @@ def _table_divergences(
             detail = f"{names[1]}'s final table has {show_output(got)}; {names[0]}'s has no row for the key"
             found.append(Divergence("unexpected-output", actual=got, at=_at(None, got), detail=detail))
     return found
+
+
+def _commit_points_verdict(found: Explanation, names: tuple[str, str]) -> Verdict:
+    """The verdict of level ``commit-points``: the commit points that explain the other side's output, or
+    the first output no commit points explain (``unexplained-output``), or, when all are explained but the
+    input is not finished, the first output Kafka must still emit (``missing-output``)."""
+    if found.passed:
+        return Verdict("pass", "commit-points", commit_points=found.commits)
+    kafka, other = names
+    want, got = found.expected, found.unexplained
+    schedule = found.commits if found.until is None else (*found.commits, found.until)
+    fit = f"fit what {kafka} emits with commits after " + ", ".join(f"input #{index}" for index in schedule)
+    if got is None:
+        assert want is not None
+        detail = (
+            f"{other}'s {found.explained} outputs {fit}, but no commit points let {kafka} stop there: by the "
+            f"commit after input #{found.until} it also emits {show_output(want)}; {other} does not"
+        )
+        divergence = Divergence("missing-output", expected=want, at=_at(want, None), detail=detail)
+    else:
+        detail = (
+            f"no commit points make {kafka} emit {show_output(got)} as {other}'s output #{found.explained}"
+        )
+        if found.explained:
+            detail += f" (the outputs before it {fit})"
+        if want is not None and want.key == got.key:
+            detail += f"; next for key {show_key(got.key)} {kafka} emits {show_output(want)}"
+        elif want is not None:
+            detail += (
+                f"; {kafka}'s flush at the commit after input #{found.until} also emits {show_output(want)}"
+            )
+        at = found.commits[-1] + 1 if found.commits else 0
+        divergence = Divergence("unexplained-output", expected=want, actual=got, at=at, detail=detail)
+    return Verdict("fail", "commit-points", (divergence,), commit_points=schedule)

@@ -63,7 +63,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--kjoin-equivalence",
         dest="kjoin_equivalence",
         default="auto",
-        help="auto (exact if the candidate reports idx, else multiset), exact, key-order, multiset or table",
+        help="auto (exact if the candidate reports idx, else multiset), exact, key-order, multiset, "
+        "commit-points or table",
     )
     group.addoption(
         "--kjoin-results",

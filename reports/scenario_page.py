@@ -81,12 +81,24 @@ def _status_line(case: Case) -> str:
         parts.append(f'<span class="kind">{text(first.get("kind"))}</span>')
     if case.get("mode"):
         parts.append(f'<span class="muted">compared as {text(case.get("mode"))}</span>')
+    commits = case.get("commit_points")
+    if commits is not None and case.get("status") in ("pass", "unexpected-pass"):
+        parts.append(text(explained_by(commits)))
     declared = case.get("declared")
     if declared:
         parts.append(f"declared difference: {text(declared.get('reason'))}")
     elif case.get("reason"):
         parts.append(text(case.get("reason")))
     return "<li>" + " ".join(parts) + "</li>"
+
+
+def explained_by(commits: Sequence[int]) -> str:
+    """``explained by commits after inputs #1, #3 (the last: the end of the input)``: the commit points of
+    level ``commit-points`` (docs/semantics/production.md, PR-8)."""
+    if not commits:
+        return "explained with no input (no commit)"
+    points = ", ".join(f"#{index}" for index in commits)
+    return f"explained by commits after inputs {points} (the last: the end of the input)"
 
 
 def _first(case: Case) -> str:

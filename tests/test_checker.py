@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kjoin.conformance.checker import MODES, CandidateFailure, Emitted, check
+from kjoin.conformance.commit_points import by_cause
 from kjoin.conformance.documents.vocabulary import DIVERGENCE_KINDS
 from kjoin.oracle.records import Output
 
@@ -31,7 +32,8 @@ def kafka(*outputs: Output) -> Emitted:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_check_passes_when_outputs_are_identical(mode: str) -> None:
-    verdict = check(kafka(A, B, C, D), known_causes(A, B, C, D), mode)
+    segments = by_cause((A, B, C, D), 6)
+    verdict = check(kafka(A, B, C, D), known_causes(A, B, C, D), mode, segments=segments)
     assert (verdict.status, verdict.divergences, verdict.first) == ("pass", (), None)
 
 
@@ -158,6 +160,7 @@ def test_check_divergence_kinds_are_the_documented_closed_list() -> None:
         "wrong-timestamp",
         "wrong-input",
         "out-of-order",
+        "unexplained-output",
         "candidate-error",
     )
     assert all(DIVERGENCE_KINDS.values())
@@ -189,5 +192,53 @@ def test_check_multiset_passes_for_any_permutation_and_fails_for_any_removal(
 
 @given(outputs)
 def test_check_passes_in_every_mode_when_the_candidate_matches_exactly(expected: list[Output]) -> None:
+    segments = by_cause(expected, max((o.cause + 1 for o in expected), default=0))
     for mode in MODES:
-        assert check(kafka(*expected), Emitted(tuple(expected), causes_known=True), mode).status == "pass"
+        actual = Emitted(tuple(expected), causes_known=True)
+        assert check(kafka(*expected), actual, mode, segments=segments).status == "pass"
+
+
+def test_commit_points_passes_with_the_commit_points_that_explain_the_output() -> None:
+    """Stream results (``by_cause``): Kafka's outputs, regrouped across keys within batches of inputs."""
+    first, second = Output("k1", ("L1", "R1"), 5, 1), Output("k2", ("L2", "R2"), 6, 1)
+    then = Output("k1", ("L3", "R1"), 7, 2)
+    segments = by_cause((first, second, then), 3)
+    verdict = check(
+        kafka(first, second, then), unknown_causes(second, first, then), "commit-points", segments=segments
+    )
+    assert (verdict.status, verdict.commit_points, verdict.divergences) == ("pass", (2,), ())  # one batch
+    assert check(kafka(first, second, then), unknown_causes(second, first, then), "exact").status == "unknown"
+
+
+def test_commit_points_names_the_first_output_no_commit_points_explain() -> None:
+    first, then = Output("k1", ("L1", "R1"), 5, 1), Output("k1", ("L3", "R1"), 7, 2)
+    segments = by_cause((first, then), 3)
+    verdict = check(kafka(first, then), unknown_causes(then, first), "commit-points", segments=segments)
+    [divergence] = verdict.divergences
+    assert (verdict.status, divergence.kind) == ("fail", "unexplained-output")
+    assert (divergence.actual, divergence.expected) == (then._replace(cause=-1), first)
+    assert divergence.detail == (
+        "no commit points make Kafka emit k1: L3 - R1 @7 as the candidate's output #0; next for key k1 Kafka "
+        "emits k1: L1 - R1 @5"
+    )
+    assert verdict.commit_points == (1,)  # the furthest explanation tried: one commit, after #1
+
+
+def test_commit_points_names_the_output_kafka_still_emits() -> None:
+    first, then = Output("k1", ("L1", "R1"), 5, 1), Output("k1", ("L3", "R1"), 7, 2)
+    verdict = check(
+        kafka(first, then), unknown_causes(first), "commit-points", segments=by_cause((first, then), 3)
+    )
+    [divergence] = verdict.divergences
+    assert (divergence.kind, divergence.expected, divergence.at) == ("missing-output", then, 2)
+    assert verdict.commit_points == (1, 2)
+    assert divergence.detail == (
+        "the candidate's 1 outputs fit what Kafka emits with commits after input #1, input #2, but no commit "
+        "points let Kafka stop there: by the commit after input #2 it also emits k1: L3 - R1 @7; the "
+        "candidate does not"
+    )
+
+
+def test_commit_points_needs_kafkas_segments() -> None:
+    with pytest.raises(ValueError, match="segments"):
+        check(kafka(A), known_causes(A), "commit-points")

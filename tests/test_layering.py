@@ -177,7 +177,8 @@ _CORE = ("kjoin.oracle", "kjoin.scenarios")
 _WORDS = ("kjoin.conformance.notation", "kjoin.conformance.documents.vocabulary")
 """The notation and the vocabularies: self-contained, imported by every layer, the reports included."""
 _BELOW_HARNESS = (*_CORE, "kjoin.conformance.codec", "kjoin.conformance.catalogue",
-                  "kjoin.conformance.checker",
+                  "kjoin.conformance.checker", "kjoin.conformance.commit_points",
+                  "kjoin.conformance.kafka_segments",
                   "kjoin.conformance.notation", "kjoin.conformance.protocol",
                   "kjoin.conformance.stated")  # fmt: skip
 _DOCUMENTS = ("kjoin.conformance.documents",)
@@ -193,7 +194,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
                                     "kjoin.conformance.catalogue"),
     "kjoin.conformance.notation": (),
     "kjoin.conformance.documents.vocabulary": (),
-    "kjoin.conformance.checker": ("kjoin.oracle", *_WORDS),
+    "kjoin.conformance.checker": ("kjoin.oracle", "kjoin.conformance.commit_points", *_WORDS),
+    "kjoin.conformance.commit_points": ("kjoin.oracle",),
+    "kjoin.conformance.kafka_segments": ("kjoin.oracle", "kjoin.conformance.commit_points"),
     "kjoin.conformance.protocol": ("kjoin.oracle",),
     "kjoin.conformance.stated": (*_CORE, "kjoin.conformance.catalogue", "kjoin.conformance.checker"),
     "kjoin.conformance.candidates": ("kjoin.oracle", "kjoin.conformance.protocol",

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, Verdict
+from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, Verdict, check
 from kjoin.conformance.documents.vocabulary import FAILING, OutcomeStatus
+from kjoin.conformance.kafka_segments import TABLE_JOINS, kafka_segments
 from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.engine import run
@@ -29,16 +30,16 @@ __all__ = [
     "Answer",
     "CaseOutcome",
     "Equivalence",
+    "checked",
     "kafka_outputs",
     "resolve_mode",
     "status_of",
 ]
 
-Equivalence = Literal["auto", "exact", "key-order", "multiset", "table"]
+Equivalence = Literal["auto", "exact", "key-order", "multiset", "commit-points", "table"]
 EQUIVALENCES: tuple[Equivalence, ...] = get_args(Equivalence)
 Answer = Emitted | CandidateFailure
 """A candidate's answer for one case: its outputs, or why it gave none."""
-TABLE_JOINS = frozenset({"table-table", "fk"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +61,12 @@ class CaseOutcome:
         return self.status in FAILING
 
 
-def resolve_mode(requested: Equivalence, case: Case, answer: Answer) -> Mode:
-    """``auto`` is ``exact`` when the candidate reports ``idx``, else ``multiset``; ``table`` applies to
-    table results only (stream results are compared as multisets then)."""
+def resolve_mode(requested: Equivalence, case: Case, answer: Answer, *, commit_points: bool = False) -> Mode:
+    """``auto`` is ``commit-points`` for table results of a candidate that claims ``commit_points`` (a
+    micro-batch port), else ``exact`` when the candidate reports ``idx``, else ``multiset``; ``table``
+    applies to table results only (stream results are compared as multisets then)."""
+    if requested == "auto" and commit_points and case.join in TABLE_JOINS:
+        return "commit-points"
     if requested == "auto":
         return "exact" if isinstance(answer, Emitted) and answer.causes_known else "multiset"
     if requested == "table" and case.join not in TABLE_JOINS:
@@ -78,6 +82,19 @@ def kafka_outputs(case: Case) -> Emitted | str:
     except (OracleError, UnknownVersionError) as error:
         return f"not applicable: {error}"
     return Emitted(tuple(outputs), causes_known=True)
+
+
+def checked(expected: Emitted, answer: Answer, mode: Mode, case: Case) -> Verdict:
+    """The verdict of ``answer`` at ``mode``: against ``expected``, or, at ``commit-points``, against what
+    Kafka emits between commit points (``kafka_segments``); ``unknown`` when the oracle cannot say that
+    (e.g. a cache it does not model in that era)."""
+    if mode != "commit-points":
+        return check(expected, answer, mode)
+    behaviour = behaviour_for(case.kafka, intended=case.intended)
+    try:
+        return check(expected, answer, mode, segments=kafka_segments(case.spec, case.records, behaviour))
+    except OracleError as error:
+        return Verdict("unknown", mode, reason=f"commit points cannot be checked: {error}")
 
 
 def status_of(verdict: Verdict, answer: Answer, declared: DeclaredDifference | None) -> OutcomeStatus:

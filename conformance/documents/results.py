@@ -183,6 +183,9 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
         else None,
         "divergences": [_divergence(d) for d in divergences[:DIVERGENCES_KEPT]],
         "divergences_total": len(divergences),
+        "commit_points": None
+        if verdict is None or verdict.commit_points is None
+        else [*verdict.commit_points],
         "first_divergence": first_json,
         "explanation": explanation,
         "timeline": None if times is None else {"stream_time": times},
@@ -239,6 +242,7 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
             "stream_table_grace": claim.stream_table_grace,
             **({"production_settings": True} if claim.production_settings else {}),
             **({"self_joins": True} if claim.self_joins else {}),
+            **({"commit_points": True} if claim.commit_points else {}),
         },
         "declared_differences": [_declared(d) for d in candidate.declared_differences],
     }

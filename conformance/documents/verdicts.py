@@ -19,6 +19,7 @@ from typing import Any
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Emitted, Mode, check
+from kjoin.conformance.kafka_segments import kafka_segments
 from kjoin.oracle.behaviour import Behaviour, behaviour_for, era_of, flags_for, one_release_per_era
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
@@ -123,7 +124,11 @@ def _score(scored: Scored, behaviour: Behaviour) -> tuple[bool, int] | None:
     except OracleError:
         return None
     mode = scored.mode if scored.actual.causes_known or scored.mode != "exact" else "multiset"
-    verdict = check(Emitted(tuple(expected), causes_known=True), scored.actual, mode)
+    segments = kafka_segments(case.spec, case.records, behaviour) if mode == "commit-points" else None
+    try:
+        verdict = check(Emitted(tuple(expected), causes_known=True), scored.actual, mode, segments=segments)
+    except OracleError:
+        return None
     return verdict.status == "pass", len(verdict.divergences)
 
 

@@ -30,6 +30,7 @@ DivergenceKind = Literal[
     "wrong-timestamp",
     "wrong-input",
     "out-of-order",
+    "unexplained-output",
     "candidate-error",
 ]
 DIVERGENCE_KINDS: Mapping[DivergenceKind, str] = MappingProxyType(
@@ -40,6 +41,7 @@ DIVERGENCE_KINDS: Mapping[DivergenceKind, str] = MappingProxyType(
         "wrong-timestamp": "the same key and value, with another timestamp",
         "wrong-input": "the same output, emitted while processing another input record",
         "out-of-order": "the same outputs from the same inputs, emitted in another order",
+        "unexplained-output": "no commit points make Kafka emit this output after the ones before it",
         "candidate-error": "the candidate failed or returned unusable rows",
     }
 )

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.checker import Emitted, check
+from kjoin.conformance.checker import Emitted
 from kjoin.conformance.documents.outcomes import (
     EQUIVALENCES,
     Answer,
     CaseOutcome,
     Equivalence,
+    checked,
     kafka_outputs,
     resolve_mode,
     status_of,
@@ -102,8 +103,8 @@ class HarnessRun:
         if case.id not in self._answers:
             self._run_join_kind(case.join)
         answer = self._answers[case.id]
-        mode = resolve_mode(self.equivalence, case, answer)
-        verdict = check(expected, answer, mode)
+        mode = resolve_mode(self.equivalence, case, answer, commit_points=self.candidate.claim.commit_points)
+        verdict = checked(expected, answer, mode, case)
         declared = self.declared_for(case)
         status = status_of(verdict, answer, declared)
         reason = verdict.reason if status == "unknown" else (declared.reason if declared else "")

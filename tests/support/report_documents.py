@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kjoin.conformance.catalogue import Case, case_id
-from kjoin.conformance.checker import CandidateFailure, Emitted, Mode, check
-from kjoin.conformance.documents.outcomes import CaseOutcome, kafka_outputs, status_of
+from kjoin.conformance.checker import CandidateFailure, Emitted, Mode
+from kjoin.conformance.documents.outcomes import CaseOutcome, checked, kafka_outputs, status_of
 from kjoin.conformance.documents.results import candidate_json, case_result, results_document
 from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.oracle.behaviour import behaviour_for
@@ -101,7 +101,7 @@ def outcome_of(
     assert not isinstance(expected, str), expected
     if isinstance(answer, Emitted) and not answer.causes_known and mode == "exact":
         mode = "multiset"
-    verdict = check(expected, answer, mode)
+    verdict = checked(expected, answer, mode, case)
     status = status_of(verdict, answer, declared)
     reason = declared.reason if declared is not None else ""
     return CaseOutcome(case, status, mode, verdict, expected, answer, reason, declared)

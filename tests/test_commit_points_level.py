@@ -1,0 +1,84 @@
+"""The commit-points level wired to the oracle and the documents (no Spark): which cases ``auto`` compares at
+it, Kafka's segments from the oracle, the results document and the report."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from kjoin.conformance.checker import Emitted
+from kjoin.conformance.documents.outcomes import resolve_mode
+from kjoin.conformance.kafka_segments import kafka_segments
+from kjoin.oracle.behaviour import behaviour_for
+from kjoin.oracle.engine import run
+from kjoin.oracle.records import Output
+from kjoin.reports import render_report
+from kjoin.reports.scenario_page import explained_by, scenario_file
+from support.report_documents import FakeCandidate, document_of, make_case, outcome_of, with_outputs
+
+ROWS = [("left", "k1", "A", 1), ("right", "k1", "a", 2), ("left", "k2", "B", 3), ("right", "k2", "b", 4)]
+
+
+def test_auto_compares_table_results_of_a_micro_batch_port_at_commit_points() -> None:
+    table = make_case("tt-small", ROWS, join="table-table", variant="inner")
+    stream = make_case("st-small", ROWS, join="stream-table", variant="inner")
+    answer = Emitted((), causes_known=True)
+    assert resolve_mode("auto", table, answer, commit_points=True) == "commit-points"
+    assert resolve_mode("auto", stream, answer, commit_points=True) == "exact"
+    assert resolve_mode("auto", table, answer) == "exact"
+    assert resolve_mode("exact", table, answer, commit_points=True) == "exact"
+    assert resolve_mode("commit-points", stream, answer) == "commit-points"
+
+
+def test_stream_segments_are_the_outputs_of_the_records_between_two_commits() -> None:
+    case = make_case("st-small", ROWS, join="stream-table", variant="left")
+    behaviour = behaviour_for("3.9")
+    outputs = run(case.spec, case.records, behaviour)
+    segments = kafka_segments(case.spec, case.records, behaviour)
+    assert (segments.inputs, segments.merge_repeats) == (4, False)
+    assert list(segments.segment(0, 4)) == outputs
+    assert [o.cause for o in segments.segment(1, 3)] == [o.cause for o in outputs if 1 <= o.cause < 3]
+
+
+def test_a_stream_join_regrouped_across_keys_within_a_batch_passes_and_says_which_commits() -> None:
+    case = make_case("st-small", ROWS, join="stream-table", variant="left")
+    kafka = run(case.spec, case.records, behaviour_for("3.9"))  # k1: A - null @1, k2: B - null @3
+    assert [o.key for o in kafka] == ["k1", "k2"]
+    swapped = with_outputs(case, [kafka[1], kafka[0]], causes=False)
+    outcome = outcome_of(case, swapped, mode="commit-points")
+    assert (outcome.status, outcome.verdict and outcome.verdict.commit_points) == ("pass", (3,))
+    document = json.loads(json.dumps(document_of([outcome], FakeCandidate())))
+    [result] = document["cases"]
+    assert (result["mode"], result["commit_points"]) == ("commit-points", [3])
+    page = render_report(document)[scenario_file("st-small")]
+    assert "compared as commit-points" in page
+    assert explained_by([3]) in page
+
+
+def test_an_output_no_commit_points_explain_is_reported_with_its_evidence() -> None:
+    case = make_case("st-small", ROWS, join="stream-table", variant="left")
+    kafka = run(case.spec, case.records, behaviour_for("3.9"))
+    wrong = Output("k2", ("B", "b"), 3, -1)
+    outcome = outcome_of(case, with_outputs(case, [kafka[0], wrong], causes=False), mode="commit-points")
+    assert outcome.status == "fail"
+    assert outcome.verdict is not None
+    [divergence] = outcome.verdict.divergences
+    assert (divergence.kind, divergence.actual, divergence.expected) == (
+        "unexplained-output",
+        wrong,
+        kafka[1],
+    )
+    document = json.loads(json.dumps(document_of([outcome], FakeCandidate())))
+    [result] = document["cases"]
+    assert result["first_divergence"]["kind"] == "unexplained-output"
+    assert result["commit_points"] == [2]  # a commit after #2 would flush k1: A - null and k2: B - null
+    page = render_report(document)[scenario_file("st-small")]
+    assert "unexplained-output" in page
+    assert "no commit points make Kafka emit k2: B - b @3" in page
+
+
+def test_table_segments_come_from_the_oracle_with_caches_and_no_commit_points_of_the_scenario() -> None:
+    case = make_case("tt-small", ROWS, join="table-table", variant="inner")
+    records = tuple(replace(record, commit=True) for record in case.records)
+    segments = kafka_segments(case.spec, records, behaviour_for("3.9"))
+    assert (segments.inputs, segments.merge_repeats) == (4, True)

@@ -19,7 +19,7 @@ Equivalence levels (``Mode``), strongest first:
 * ``multiset``: the same outputs, in any order;
 * ``commit-points``: what Kafka with record caches emits for *some* sequence of commit points, up to the
   order of keys within one commit (and, for table results, an identical repeat of a key within one commit
-  counted once): the level of micro-batch ports (docs/semantics/production.md, PR-8). Kafka's side is not
+  counted once): the level of micro-batch ports (spec CP-1 to CP-4). Kafka's side is not
   one output sequence but ``segments``, what it emits between any two commit points
   (``kjoin.conformance.commit_points``); a passing verdict names the commit points that explain the output;
 * ``table``: the same final table (each changelog folded: last value per key, a tombstone deletes);

@@ -1,5 +1,5 @@
 """Decide the ``commit-points`` equivalence level: is a candidate's output what Kafka with record caches emits
-for *some* sequence of commit points? (docs/semantics/production.md, PR-8; pure: no oracle, no Spark.)
+for *some* sequence of commit points? (spec CP-1 to CP-4; pure: no oracle, no Spark.)
 
 Kafka's side is a segment function (``Segments.segment``): ``segment(p, q)`` are the outputs Kafka emits from
 a commit after its first ``p`` input records up to and including the next commit, after the first ``q``.
@@ -41,7 +41,7 @@ class Segments:
     """Kafka's side of the level: ``inputs`` records and ``segment(p, q)``, the outputs between a commit
     after the first ``p`` records and the next one after the first ``q`` (``0 <= p < q <= inputs``).
     ``merge_repeats``: consecutive identical outputs of one key within one commit count once (table
-    results, docs/semantics/production.md PR-8)."""
+    results, spec CP-2)."""
 
     inputs: int
     segment: Callable[[int, int], Sequence[Output]]

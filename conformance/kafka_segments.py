@@ -1,5 +1,5 @@
 """Kafka's side of the ``commit-points`` level, from the oracle: what Kafka emits between any two commit
-points of a scenario (docs/semantics/production.md, PR-8; ``kjoin.conformance.commit_points`` decides).
+points of a scenario (spec CP-1, CP-3; ``kjoin.conformance.commit_points`` decides).
 
 Table results (table-table and foreign-key joins): the scenario with both source tables behind record
 caches (Kafka's default 10 MiB, or the scenario's own size when larger, so nothing is evicted), no commit

@@ -92,7 +92,7 @@ class Claim:
     commit_points: bool = False
     """The candidate is a micro-batch port of table joins: one result per changed key per batch, as Kafka
     with record caches emits at each commit. Under ``--equivalence auto`` its table-table and foreign-key
-    results are compared at level ``commit-points`` (docs/semantics/production.md, PR-8)."""
+    results are compared at level ``commit-points`` (spec CP-2)."""
     production_settings: bool = False
     """Scenarios with production settings (a record cache, commit points, the emit throttle, a wall clock:
     docs/semantics/production.md). Off by default: the input schema carries no wall clock or commit point

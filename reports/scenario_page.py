@@ -94,7 +94,7 @@ def _status_line(case: Case) -> str:
 
 def explained_by(commits: Sequence[int]) -> str:
     """``explained by commits after inputs #1, #3 (the last: the end of the input)``: the commit points of
-    level ``commit-points`` (docs/semantics/production.md, PR-8)."""
+    level ``commit-points`` (spec CP-4)."""
     if not commits:
         return "explained with no input (no commit)"
     points = ", ".join(f"#{index}" for index in commits)

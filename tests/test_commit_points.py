@@ -1,6 +1,6 @@
 """The commit-points decision procedure (``kjoin.conformance.commit_points``) on hand-worked segment
-functions: what Kafka's record caches flush between two commits, worked out by hand from spec PR-5 to PR-8
-(no oracle, no Spark)."""
+functions: what Kafka's record caches flush between two commits, worked out by hand from spec PR-5 to
+PR-7, CP-1 to CP-4 (no oracle, no Spark)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
     kjoin verify --kafka V [--examples N] [--seed S] [--join KIND ...] [--profile ci|deep] [--shrink N]
                  [--save DIR] [--production]
     kjoin verify --kafka V --scenarios PATH [PATH ...]   # your own scenarios instead of generated ones
+    kjoin verify --kafka V --application [--partitions N] [--cache on|off|both] [--examples N] [--seed S]
 
 Scenarios of every join kind are drawn from the project's strategies (both store kinds, versioned tables,
 stream-table grace; with ``--production`` also production-like settings and wall clocks: the record cache
@@ -82,6 +83,26 @@ def add_command(commands: Any) -> None:
         help="draw production-like settings and wall clocks too (record cache, emit throttle; "
         "docs/semantics/production.md)",
     )
+    command.add_argument(
+        "--application",
+        action="store_true",
+        help="run each scenario as a real KafkaStreams application on a loopback broker, input topics of "
+        "--partitions partitions, and compare per partition (docs/kafka.md, 'Application mode')",
+    )
+    command.add_argument(
+        "--partitions",
+        type=positive,
+        default=3,
+        metavar="N",
+        help="with --application: partitions per topic (default 3)",
+    )
+    command.add_argument(
+        "--cache",
+        choices=("on", "off", "both"),
+        default="both",
+        help="with --application: the record cache of drawn scenarios (10 MiB), on, off, or on for every "
+        "other one (default)",
+    )
     command.set_defaults(handler=_verify)
 
 
@@ -94,6 +115,10 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
     problem = version_problem(release)
     if problem is not None:
         raise UsageError(f"verify: --kafka: {args.kafka!r} {problem}")
+    if args.application:
+        from kjoin.conformance.cli.verify_application import verify_application_command
+
+        return verify_application_command(release, args, streams)
 
     def say(text: str) -> None:
         _say(streams, text)

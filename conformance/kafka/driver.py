@@ -18,7 +18,7 @@ import json
 import os
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from kjoin.oracle.records import Output
 
 __all__ = [
     "DRIVER_SOURCES",
+    "MAIN",
     "DriverError",
     "DriverInfo",
     "KafkaDriver",
@@ -49,6 +50,8 @@ __all__ = [
     "driver_info",
 ]
 
+MAIN = ("kjoin.driver.Main",)
+"""The driver's program: the test-driver loop (``conformance/kafka/application.py`` runs another one)."""
 DRIVER_SOURCES = Path(__file__).resolve().parent.parent / "kafka_driver"
 """The Maven project of the driver (``pom.xml`` and ``src/``)."""
 
@@ -147,10 +150,11 @@ class KafkaDriver:
     driver's own measurement afterwards (time inside the TopologyTestDrivers, JVM start excluded).
     """
 
-    def __init__(self, version: str, *, timing: bool = False) -> None:
+    def __init__(self, version: str, *, timing: bool = False, program: Sequence[str] = MAIN) -> None:
         self.release = release_of(version)
         self.folder = build_driver(version)
         self.timing = timing
+        self.program = tuple(program)
         self.timing_report: dict[str, Any] | None = None
         self._process: subprocess.Popen[str] | None = None
 
@@ -158,7 +162,7 @@ class KafkaDriver:
         classpath = os.pathsep.join(
             [str(self.folder / "kjoin-kafka-driver.jar"), str(self.folder / "lib" / "*")]
         )
-        command = [require_tool("java", "install a Java 17 JDK"), "-cp", classpath, "kjoin.driver.Main"]
+        command = [require_tool("java", "install a Java 17 JDK"), "-cp", classpath, *self.program]
         if self.timing:
             command.append("--timing")
         self._process = subprocess.Popen(

@@ -53,9 +53,25 @@ final class Joins {
     private final Scenario sc;
     final KeyKind leftKeys;
     final KeyKind rightKeys;
+    /** The topics the topology reads and writes: {@link #LEFT}, {@link #RIGHT}, {@link #OUTPUT}, prefixed. */
+    final String leftTopic;
+    final String rightTopic;
+    final String outputTopic;
 
+    /** The topology of {@code sc} over the topics {@code left}, {@code right} and {@code output}. */
     Joins(final Scenario sc) throws Scenario.BadInput {
+        this(sc, "");
+    }
+
+    /**
+     * The topology of {@code sc} over topics named {@code topicPrefix} + {@code left}, {@code right},
+     * {@code output} (the application mode gives each scenario topics of its own on one broker).
+     */
+    Joins(final Scenario sc, final String topicPrefix) throws Scenario.BadInput {
         this.sc = sc;
+        this.leftTopic = topicPrefix + LEFT;
+        this.rightTopic = topicPrefix + RIGHT;
+        this.outputTopic = topicPrefix + OUTPUT;
         final KeyKind left = keyKind(sc.records, true);
         final KeyKind right = keyKind(sc.records, false);
         if (sc.join.equals("fk")) {
@@ -114,7 +130,8 @@ final class Joins {
         return Produced.with(leftKeys.serde(), Serdes.String());
     }
 
-    private KStream<Object, String> stream(final StreamsBuilder builder, final String topic, final KeyKind keys) {
+    private KStream<Object, String> stream(final StreamsBuilder builder, final String side, final KeyKind keys) {
+        final String topic = side.equals(LEFT) ? leftTopic : rightTopic;
         return builder.stream(topic, Consumed.with(keys.serde(), Serdes.String()));
     }
 
@@ -122,14 +139,15 @@ final class Joins {
      * A source table: in a versioned store when that side is versioned, in an in-memory store for
      * {@code stores: memory}, else Kafka's default (RocksDB) store.
      */
-    private KTable<Object, String> table(final StreamsBuilder builder, final String topic, final KeyKind keys,
+    private KTable<Object, String> table(final StreamsBuilder builder, final String side, final KeyKind keys,
                                          final boolean versioned) throws Compat.Unsupported {
+        final String topic = side.equals(LEFT) ? leftTopic : rightTopic;
         final Consumed<Object, String> consumed = Consumed.with(keys.serde(), Serdes.String());
         final Materialized<Object, String, KeyValueStore<Bytes, byte[]>> materialized;
         if (versioned) {
-            materialized = Materialized.as(Compat.versionedStore(topic + "-versioned", sc.historyMs));
+            materialized = Materialized.as(Compat.versionedStore(side + "-versioned", sc.historyMs));
         } else if (sc.stores.equals("memory")) {
-            materialized = Materialized.as(Stores.inMemoryKeyValueStore(topic + "-table"));
+            materialized = Materialized.as(Stores.inMemoryKeyValueStore(side + "-table"));
         } else {
             return builder.table(topic, consumed);
         }
@@ -186,7 +204,7 @@ final class Joins {
             default:
                 result = left.outerJoin(right, JOINER, windows, joined);
         }
-        result.to(OUTPUT, produced());
+        result.to(outputTopic, produced());
     }
 
     /** An in-memory window store with the retention and size Kafka requires of a join store supplier. */
@@ -213,7 +231,7 @@ final class Joins {
         final KStream<Object, String> result = sc.variant.equals("inner")
             ? left.join(right, JOINER, joined)
             : left.leftJoin(right, JOINER, joined);
-        result.to(OUTPUT, produced());
+        result.to(outputTopic, produced());
     }
 
     // --- table-table -------------------------------------------------------------------------------------
@@ -232,7 +250,7 @@ final class Joins {
             default:
                 result = left.outerJoin(right, JOINER);
         }
-        result.toStream().to(OUTPUT, produced());
+        result.toStream().to(outputTopic, produced());
     }
 
     // --- foreign-key -------------------------------------------------------------------------------------
@@ -266,6 +284,6 @@ final class Joins {
         final KTable<Object, String> result = sc.variant.equals("inner")
             ? left.join(right, fk, JOINER)
             : left.leftJoin(right, fk, JOINER);
-        result.toStream().to(OUTPUT, produced());
+        result.toStream().to(outputTopic, produced());
     }
 }

@@ -112,7 +112,7 @@ public final class Main {
         }
     }
 
-    private static String error(final Object id, final String message) {
+    static String error(final Object id, final String message) {
         final Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("id", id);
         answer.put("error", message);
@@ -164,11 +164,11 @@ public final class Main {
     }
 
     /** "3.9" matches 3.9.x, "3.9.1" only 3.9.1. */
-    private static boolean matchesBuiltVersion(final String kafka) {
+    static boolean matchesBuiltVersion(final String kafka) {
         return Compat.KAFKA_VERSION.equals(kafka) || Compat.KAFKA_VERSION.startsWith(kafka + ".");
     }
 
-    private static String describe(final Throwable ex) {
+    static String describe(final Throwable ex) {
         final StringBuilder s = new StringBuilder(ex.getClass().getSimpleName() + ": " + ex.getMessage());
         for (Throwable cause = ex.getCause(); cause != null && cause != ex; cause = cause.getCause()) {
             s.append(" / caused by ").append(cause.getClass().getSimpleName()).append(": ").append(cause.getMessage());
@@ -202,19 +202,27 @@ public final class Main {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "kjoin");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        putSettings(props, settings);
+        props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
+        props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
+        return props;
+    }
+
+    /**
+     * The scenario's settings as Kafka Streams configs, shared with the application mode
+     * ({@link Application}): the record cache, the commit interval, the stream-stream emit interval.
+     */
+    static void putSettings(final Properties props, final Scenario.Settings settings) {
         // the record cache under both names: statestore.cache.max.bytes is 3.4+, the old name is deprecated
         // there and ignored (with a warning) where it no longer exists
         final String cacheMaxBytes = Long.toString(settings.cacheMaxBytes);
         props.put("cache.max.bytes.buffering", cacheMaxBytes);
         props.put("statestore.cache.max.bytes", cacheMaxBytes);
-        // passed through, though TopologyTestDriver commits after every record whatever it says
+        // TopologyTestDriver commits after every record whatever it says; a KafkaStreams application reads it
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(settings.commitIntervalMs));
         // held left/outer stream-stream results: a pass over them at most once per interval of wall-clock
         // time (3.0+; the test driver defaults it to 0 only from 3.8 on, so it is always set here)
         props.put(Compat.EMIT_INTERVAL_CONFIG, Long.toString(settings.emitIntervalMs));
-        props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
-        props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
-        return props;
     }
 
     /** Runs one scenario through a fresh TopologyTestDriver and returns its outputs in emission order. */
@@ -278,24 +286,29 @@ public final class Main {
     private static List<Object> toJson(final List<TestRecord<Object, String>> emitted) {
         final List<Object> outputs = new ArrayList<>(emitted.size());
         for (final TestRecord<Object, String> record : emitted) {
-            final Map<String, Object> out = new LinkedHashMap<>();
-            out.put("key", record.key());
-            Object value = null;
-            if (record.value() != null) {
-                try {
-                    value = Json.parse(record.value());
-                } catch (final Json.ParseError ex) {
-                    throw new IllegalStateException("output value not written by the joiner: " + record.value(), ex);
-                }
-            }
-            out.put("value", value);
-            out.put("ts", record.timestamp());
-            outputs.add(out);
+            outputs.add(output(record.key(), record.value(), record.timestamp()));
         }
         return outputs;
     }
 
-    private static void deleteRecursively(final Path dir) {
+    /** One portable output: the joiner's JSON pair parsed back, a null value a tombstone. */
+    static Map<String, Object> output(final Object key, final String value, final long ts) {
+        final Map<String, Object> out = new LinkedHashMap<>();
+        out.put("key", key);
+        Object parsed = null;
+        if (value != null) {
+            try {
+                parsed = Json.parse(value);
+            } catch (final Json.ParseError ex) {
+                throw new IllegalStateException("output value not written by the joiner: " + value, ex);
+            }
+        }
+        out.put("value", parsed);
+        out.put("ts", ts);
+        return out;
+    }
+
+    static void deleteRecursively(final Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (final IOException ignored) {

@@ -1,0 +1,91 @@
+"""``kjoin verify --kafka V --application``: the oracle against a real running Kafka Streams application.
+
+Scenarios are drawn and made fit for a multi-partition run (``kafka.app_verify.for_application``), or read
+from ``--scenarios`` as they are, run as ``KafkaStreams`` applications on a loopback broker with topics of
+``--partitions`` partitions, and compared with the oracle per partition (docs/kafka.md, "Application
+mode"). Scenarios the oracle refuses (a record cache it does not model yet) are counted apart. Exit codes:
+0 every scenario the oracle answers agrees, 1 a disagreement or a scenario the application failed on, 2
+usage, 3 the broker or Maven failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+
+from kjoin.conformance.catalogue.portable import case_json
+from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Progress, Streams, UsageError
+from kjoin.conformance.differential.profiles import profile_named
+from kjoin.conformance.kafka.app_verify import AppVerifyReport, verify_application
+from kjoin.oracle.behaviour import era_of
+
+__all__ = ["render_app_report", "verify_application_command"]
+
+SHOWN = 5
+"""Disagreements printed in full (the scenario line and the first difference)."""
+
+
+def verify_application_command(release: str, args: argparse.Namespace, streams: Streams) -> int:
+    cases = None
+    if args.scenarios:
+        from kjoin.conformance.catalogue import load_cases
+
+        loaded = load_cases(args.scenarios, kafka=release)
+        if loaded.errors:
+            raise UsageError(f"verify: {loaded.errors[0]}")
+        cases = [c for c in loaded.cases if not c.intended and (args.join is None or c.join in args.join)]
+        if not cases:
+            raise UsageError("verify: --scenarios: no scenario to run")
+
+    def say(text: str) -> None:
+        streams.stderr.write(f"kjoin: verify: {text}\n")
+
+    with Progress(streams.stderr, f"Kafka Streams {release} application", 0, unit="scenarios") as answered:
+        report = verify_application(
+            release,
+            partitions=args.partitions,
+            profile=profile_named(args.profile),
+            seed=args.seed,
+            examples=args.examples,
+            joins=args.join,
+            cache=args.cache,
+            cases=cases,
+            progress=say,
+            counted=answered.update,
+        )
+    streams.stdout.write(render_app_report(report))
+    return EXIT_DIFFERS if report.disagreements else EXIT_OK
+
+
+def render_app_report(report: AppVerifyReport) -> str:
+    """Agreement per join kind, variant and cache setting; the first disagreements in full."""
+    from tabulate import tabulate
+
+    lines = [
+        f"Kafka Streams {report.release} application ({report.partitions} partitions per topic) vs the "
+        f"oracle as {report.release} (era {era_of(report.release)}), per partition; seed {report.seed}",
+        "",
+    ]
+    counts: dict[tuple[str, str, str], Counter[str]] = {}
+    for outcome in report.outcomes:
+        key = (outcome.case.join, outcome.case.variant, "on" if outcome.cached else "off")
+        counts.setdefault(key, Counter())[outcome.status] += 1
+    statuses = ("agree", "disagree", "oracle refuses", "kafka error")
+    rows = [[*key, sum(c.values()), *(c[s] for s in statuses)] for key, c in sorted(counts.items())]
+    total: Counter[str] = Counter(outcome.status for outcome in report.outcomes)
+    rows.append(["total", "", "", len(report.outcomes), *(total[s] for s in statuses)])
+    headers = ["join", "variant", "cache", "scenarios", *statuses]
+    lines.append(tabulate(rows, headers=headers, tablefmt="simple"))
+    commits = sum(1 for outcome in report.outcomes if outcome.commits)
+    lines.append(f"\n{commits} scenarios with commit points; {report.seconds:.0f} s")
+    refusals = Counter(o.detail.split(":")[0] for o in report.outcomes if o.status == "oracle refuses")
+    for reason, count in sorted(refusals.items()):
+        lines.append(f"the oracle refuses {count}: {reason}")
+    for number, outcome in enumerate(report.disagreements[:SHOWN], start=1):
+        lines += [
+            "",
+            f"{outcome.status} {number} of {len(report.disagreements)}: {outcome.case.id}: {outcome.detail}",
+            json.dumps(dict(case_json(outcome.case), id=outcome.case.id), separators=(",", ":")),
+        ]
+    return "\n".join(lines) + "\n"

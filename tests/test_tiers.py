@@ -36,6 +36,7 @@ def _collected(*args: str) -> set[str]:
 SYSTEM_FILES = {
     "tests/test_end_to_end_kafka.py",
     "tests/test_faults_kafka.py",
+    "tests/test_kafka_application.py",
     "tests/test_scale.py",
     "tests/test_scale_cluster.py",
     "tests/test_spark_stateful.py",

@@ -19,9 +19,10 @@ from typing import Any
 from kjoin.conformance.documents.vocabulary import FAILING, KIND_ORDER, STATUS_ORDER
 from kjoin.reports.html import attr, element, page, status_badge, table, text
 from kjoin.reports.model import JOIN_ORDER, VARIANT_ORDER, kafka_order, ordered
+from kjoin.reports.rules import rule_reference
 from kjoin.reports.scenario_page import group_anchor, scenario_file
 
-__all__ = ["filter_link", "render_index_page", "rule_reference"]
+__all__ = ["filter_link", "render_index_page"]
 
 Document = Mapping[str, Any]
 Case = Mapping[str, Any]
@@ -147,16 +148,6 @@ def _shapes_of(case: Case) -> list[str]:
     diagnosis = case.get("diagnosis")
     shapes = diagnosis.get("shapes") if isinstance(diagnosis, Mapping) else None
     return sorted(str(shape) for shape in shapes) if isinstance(shapes, Mapping) else []
-
-
-def rule_reference(rule: Mapping[str, Any]) -> str:
-    """``spec TT-1`` with the rule's heading as its hint and its place in docs/semantics beside it (the
-    report is offline: the link is a path in the checkout, shown as text)."""
-    heading = f"{rule.get('id')} {rule.get('title')}"
-    return (
-        f'<span class="rule"{attr("title", heading)}>spec {text(rule.get("id"))}</span> '
-        f'<span class="muted">({text(rule.get("link"))})</span>'
-    )
 
 
 def _diagnosis_section(document: Document) -> str:

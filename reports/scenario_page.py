@@ -20,9 +20,10 @@ from kjoin.conformance.notation import show_output_json, show_record_json
 from kjoin.reports.diff_table import render_diff_table, unified_column
 from kjoin.reports.html import element, safe_name, status_badge, table, text
 from kjoin.reports.model import VARIANT_ORDER, kafka_order
+from kjoin.reports.rules import rule_reference
 from kjoin.reports.timeline import render_timeline
 
-__all__ = ["LEGEND", "describe_spec", "group_anchor", "render_scenario_page", "scenario_file"]
+__all__ = ["LEGEND", "describe_spec", "first_marker", "group_anchor", "render_scenario_page", "scenario_file"]
 
 Case = Mapping[str, Any]
 _DIVERGENCES_SHOWN = 200
@@ -101,6 +102,20 @@ def explained_by(commits: Sequence[int]) -> str:
     return f"explained by commits after inputs {points} (the last: the end of the input)"
 
 
+def first_marker(case: Case) -> tuple[int, str] | None:
+    """Where the ▶ of a case's first divergence goes, with its hint: on the input whose effect first
+    differs (``first_divergence.cause``, docs/results-format.md) when that comes before the input where it
+    shows, else on that input."""
+    first = case.get("first_divergence")
+    if not isinstance(first, Mapping) or not isinstance(first.get("at"), int):
+        return None
+    label = f"first divergence of {case.get('variant')}"
+    cause = first.get("cause")
+    if isinstance(cause, Mapping) and isinstance(cause.get("index"), int):
+        return cause["index"], f"{label}: it starts here and shows at input #{first['at']}"
+    return first["at"], label
+
+
 def _first(case: Case) -> str:
     first = case.get("first_divergence")
     if not first or first.get("kind") == "candidate-error":
@@ -114,12 +129,27 @@ def _first(case: Case) -> str:
     if first.get("detail"):
         words.append(str(first.get("detail")))
     html = f"<p>{text('; '.join(words))}</p>"
+    cause = first.get("cause")
+    if isinstance(cause, Mapping) and cause.get("text"):
+        html += f'<p class="cause">\u25b6 Where it starts: {text(cause["text"])}.</p>'
+
     explanation = case.get("explanation")
     if explanation:
-        if explanation.get("why"):
-            html += f'<p class="why">Why: {text(explanation["why"])}</p>'
+        html += _why(explanation.get("why"))
         html += _state(explanation)
     return html
+
+
+def _why(why: object) -> str:
+    """The explanation's ``why``: its sentence and the spec rule it applies (a plain sentence in documents
+    written before the rule was recorded)."""
+    if isinstance(why, str):
+        return f'<p class="why">Why: {text(why)}</p>' if why else ""
+    if not isinstance(why, Mapping) or not why.get("text"):
+        return ""
+    rule = why.get("rule")
+    cited = f" ({rule_reference(rule)})" if isinstance(rule, Mapping) else ""
+    return f'<p class="why">Why: {text(why.get("text"))}{cited}</p>'
 
 
 def _state_table(state: Mapping[str, Any]) -> str:
@@ -180,11 +210,7 @@ def _group_section(kafka: str, intended: bool, cases: Sequence[Case]) -> str:
     checked = [case for case in cases if case.get("expected") is not None]
     records = next((case.get("records") for case in cases if case.get("records")), None) or []
     if checked:
-        first = {
-            case["first_divergence"]["at"]: f"first divergence of {case.get('variant')}"
-            for case in reversed(checked)
-            if case.get("first_divergence") and isinstance(case["first_divergence"].get("at"), int)
-        }
+        first = dict(marker for case in reversed(checked) if (marker := first_marker(case)) is not None)
         headers = [f"{case.get('variant')}: Kafka vs candidate" for case in checked]
         columns = [
             unified_column(case.get("expected") or [], case.get("divergences") or []) for case in checked

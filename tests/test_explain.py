@@ -19,10 +19,22 @@ def test_a_closed_record_kept_by_the_stale_min_time_is_explained_by_the_gate() -
     first = Divergence("unexpected-output", None, extra, 15, "")
     found = explain(case, first)
     assert found is not None
-    assert found["why"] == (
+    assert found["why"]["text"] == (
         "Kafka still holds k2: null - R2 @11 although its window closed at 21 (stream time 23): no emission "
         "pass runs, because minTime 17 (3.8+ as released: the ts of the last record the previous pass read) "
         "+ 1 + 7 = 25 is not below stream time 23 (spec SS-24)."
+    )
+    # the same as a structured value: the rule with its link into the spec, and the numbers the text uses
+    assert found["why"]["rule"]["id"] == "SS-24"
+    assert found["why"]["rule"]["link"] == (
+        "docs/semantics/stream-stream.md#ss-24-emission-pass-38-as-released-stale-mintime"
+    )
+    numbers = found["why"]["numbers"]
+    assert (numbers["closes_at"], numbers["stream_time"], numbers["min_time"], numbers["gate"]) == (
+        21,
+        23,
+        17,
+        25,
     )
     held = next(t for t in found["after"] if t["title"].startswith("held non-joined records"))
     assert ["right", "k2", "R2", 11] in held["rows"]
@@ -35,6 +47,6 @@ def test_a_record_still_inside_its_window_is_explained_by_its_closing_time() -> 
     found = explain(case, first)
     assert found is not None
     assert (
-        found["why"]
+        found["why"]["text"]
         == "Kafka still holds k3: L10 - null @23: it closes when stream time passes 31; stream time is 23."
     )

@@ -12,6 +12,7 @@ fits, in the order of ``SHAPES``; one that fits none is counted under its kind o
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,9 +24,9 @@ from kjoin.conformance.documents.rules import rule
 from kjoin.conformance.documents.vocabulary import DivergenceKind
 from kjoin.oracle.records import Output, Record
 
-__all__ = ["SHAPES", "Shape", "diagnose", "roll_up", "shape_of"]
+__all__ = ["SHAPES", "Evidence", "Shape", "diagnose", "roll_up", "shape_of"]
 
-Fits = Callable[[Case, Sequence[Output], Divergence], bool]
+Fits = Callable[["Evidence", Divergence], bool]
 
 KIND_NOUNS: Mapping[DivergenceKind | None, tuple[str, str]] = {
     None: ("divergence", "divergences"),
@@ -60,6 +61,50 @@ class Shape:
 # --- the evidence each shape reads ------------------------------------------------------------------------
 
 
+class Evidence:
+    """One case's inputs and Kafka's outputs, with the lookups the shapes make built once (a case may have
+    a million inputs and thousands of divergences): the latest timestamp before each input, each side and
+    key's updates in order, the contents Kafka emits."""
+
+    def __init__(self, case: Case, kafka: Sequence[Output]) -> None:
+        self.case = case
+        self.kafka = kafka
+        self._latest: list[int | None] | None = None
+        self._updates: dict[tuple[str, object], tuple[list[int], list[str | None]]] | None = None
+        self._contents: set[tuple[object, ...]] | None = None
+
+    def latest_before(self, at: int) -> int | None:
+        """The largest timestamp of the inputs before ``at`` that count for lateness (stream-table: the
+        stream's records only, as its grace buffer counts), ``None`` before any."""
+        if self._latest is None:
+            latest: list[int | None] = []
+            seen: int | None = None
+            for record in self.case.records:
+                latest.append(seen)
+                if self.case.join != "stream-table" or record.side == "left":
+                    seen = record.ts if seen is None else max(seen, record.ts)
+            self._latest = latest
+        return self._latest[at]
+
+    def updates(self, side: str, key: object, until: int) -> list[str | None]:
+        """The values of ``side``'s records with ``key`` up to input ``until`` (included), in order."""
+        if self._updates is None:
+            updates: dict[tuple[str, object], tuple[list[int], list[str | None]]] = {}
+            for index, record in enumerate(self.case.records):
+                indexes, values = updates.setdefault((record.side, record.key), ([], []))
+                indexes.append(index)
+                values.append(record.value)
+            self._updates = updates
+        indexes, values = self._updates.get((side, key), ([], []))
+        return values[: bisect_right(indexes, until)]
+
+    def kafka_emits(self, output: Output) -> bool:
+        """Whether Kafka emits an output of the same key, value and timestamp."""
+        if self._contents is None:
+            self._contents = {(o.key, o.value, o.ts) for o in self.kafka}
+        return (output.key, output.value, output.ts) in self._contents
+
+
 def _input(case: Case, divergence: Divergence) -> Record | None:
     at = divergence.at
     return case.records[at] if at is not None and 0 <= at < len(case.records) else None
@@ -74,8 +119,8 @@ def _one_sided(output: Output | None) -> bool:
     return value is not None and (value[0] is None) != (value[1] is None)
 
 
-def _null_key(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
-    record = _input(case, divergence)
+def _null_key(evidence: Evidence, divergence: Divergence) -> bool:
+    record = _input(evidence.case, divergence)
     outputs = (divergence.expected, divergence.actual)
     null_output = any(o is not None and o.key is None for o in outputs)
     return (record is not None and record.key is None) or null_output
@@ -84,27 +129,28 @@ def _null_key(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bo
 _WINDOWED = ("stream-stream", "stream-table")
 
 
-def _late(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
+def _late(evidence: Evidence, divergence: Divergence) -> bool:
     """The input where it shows is older than the latest timestamp seen before it by more than the grace
     period (stream-stream: of any record; stream-table: of the stream's records, as its buffer counts)."""
+    case = evidence.case
     window = case.spec.window
     record = _input(case, divergence)
     if window is None or window.grace is None or record is None or case.join not in _WINDOWED:
         return False
     if case.join == "stream-table" and record.side != "left":
         return False
-    at = divergence.at or 0
-    seen = [r.ts for r in case.records[:at] if case.join == "stream-stream" or r.side == "left"]
-    return bool(seen) and record.ts < max(seen) - window.grace
+    latest = evidence.latest_before(divergence.at or 0)
+    return latest is not None and record.ts < latest - window.grace
 
 
-def _missing_tombstone(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
+def _missing_tombstone(evidence: Evidence, divergence: Divergence) -> bool:
     return divergence.expected is not None and divergence.expected.value is None
 
 
-def _uses_deleted_value(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
+def _uses_deleted_value(evidence: Evidence, divergence: Divergence) -> bool:
     """The candidate's output joins a value that its key's last update on that side, before the output,
     deleted (a table side; for a foreign-key join only the left side, keyed like the output)."""
+    case = evidence.case
     output = divergence.actual
     if output is None or output.value is None or case.join == "stream-stream":
         return False
@@ -116,26 +162,27 @@ def _uses_deleted_value(case: Case, kafka: Sequence[Output], divergence: Diverge
         value = output.value[position]
         if side not in sides or value is None:
             continue
-        updates = [r for r in case.records[: cause + 1] if r.side == side and r.key == output.key]
-        if updates and updates[-1].value is None and any(r.value == value for r in updates[:-1]):
+        updates = evidence.updates(side, output.key, cause)
+        if updates and updates[-1] is None and value in updates[:-1]:
             return True
     return False
 
 
-def _trigger_timestamp(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
+def _trigger_timestamp(evidence: Evidence, divergence: Divergence) -> bool:
     expected, actual = divergence.expected, divergence.actual
     if expected is None or actual is None or expected.ts <= actual.ts:
         return False
+    records = evidence.case.records
     cause = expected.cause if expected.cause != UNKNOWN_CAUSE else divergence.at
-    if cause is None or not 0 <= cause < len(case.records):
+    if cause is None or not 0 <= cause < len(records):
         return False
-    return actual.ts == case.records[cause].ts
+    return actual.ts == records[cause].ts
 
 
-def _held_released_early(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
+def _held_released_early(evidence: Evidence, divergence: Divergence) -> bool:
     expected, actual = divergence.expected, divergence.actual
     return (
-        case.join == "stream-stream"
+        evidence.case.join == "stream-stream"
         and expected is not None
         and actual is not None
         and _one_sided(expected)
@@ -143,25 +190,23 @@ def _held_released_early(case: Case, kafka: Sequence[Output], divergence: Diverg
     )
 
 
-def _swapped(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
+def _swapped(evidence: Evidence, divergence: Divergence) -> bool:
     expected, actual = divergence.expected, divergence.actual
     if expected is None or actual is None or expected.value is None or actual.value is None:
         return False
     return expected.value != actual.value and actual.value == (expected.value[1], expected.value[0])
 
 
-def _non_joined(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
+def _non_joined(evidence: Evidence, divergence: Divergence) -> bool:
     return _one_sided(_subject(divergence))
 
 
-def _duplicate(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
+def _duplicate(evidence: Evidence, divergence: Divergence) -> bool:
     output = divergence.actual
-    return output is not None and any(
-        (o.key, o.value, o.ts) == (output.key, output.value, output.ts) for o in kafka
-    )
+    return output is not None and evidence.kafka_emits(output)
 
 
-def _always(case: Case, kafka: Sequence[Output], divergence: Divergence) -> bool:
+def _always(evidence: Evidence, divergence: Divergence) -> bool:
     return True
 
 
@@ -271,10 +316,14 @@ _BY_ID = {shape.id: shape for shape in SHAPES}
 
 def shape_of(case: Case, kafka: Sequence[Output], divergence: Divergence) -> Shape | None:
     """The first shape ``divergence`` of ``case`` fits (``kafka``: Kafka's outputs for the case), if any."""
+    return _shape(Evidence(case, kafka), divergence)
+
+
+def _shape(evidence: Evidence, divergence: Divergence) -> Shape | None:
     if divergence.kind == "candidate-error":
         return None
     for shape in SHAPES:
-        if (shape.kinds is None or divergence.kind in shape.kinds) and shape.fits(case, kafka, divergence):
+        if (shape.kinds is None or divergence.kind in shape.kinds) and shape.fits(evidence, divergence):
             return shape
     return None
 
@@ -282,8 +331,9 @@ def shape_of(case: Case, kafka: Sequence[Output], divergence: Divergence) -> Sha
 def diagnose(case: Case, kafka: Sequence[Output], divergences: Sequence[Divergence]) -> dict[str, Any]:
     """One case's divergences counted by shape and by kind (the results document's case ``diagnosis``)."""
     shapes: Counter[str] = Counter()
+    evidence = Evidence(case, kafka)
     for divergence in divergences:
-        shape = shape_of(case, kafka, divergence)
+        shape = _shape(evidence, divergence)
         if shape is not None:
             shapes[shape.id] += 1
     kinds = Counter(divergence.kind for divergence in divergences)

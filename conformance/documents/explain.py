@@ -1,5 +1,6 @@
 """Why Kafka emits what it emits where a candidate first differs: the oracle's state as readable tables,
-and one sentence naming what in that state decides the output.
+and why: one sentence naming what in that state decides the output, the spec rule it applies (with its link
+into docs/semantics) and the numbers it uses.
 
 Computed once per failing case while the run's results are written (docs/results-format.md,
 ``explanation``); the report and the command line only show it. Also the stream time after each input of a
@@ -9,17 +10,19 @@ stream-stream case, which the report draws on its timeline.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Divergence
+from kjoin.conformance.documents.rules import rule
 from kjoin.conformance.notation import show_output
 from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for
 from kjoin.oracle.engine import run_traced
 from kjoin.oracle.errors import OracleError
 from kjoin.oracle.records import Output
 
-__all__ = ["explain", "state_tables", "stream_times"]
+__all__ = ["Why", "explain", "state_tables", "stream_times"]
 
 Table = dict[str, Any]
 
@@ -150,33 +153,58 @@ def explain(case: Case, first: Divergence) -> dict[str, Any] | None:
     emitted, after_state = steps[at]
     return {
         "at": at,
-        "why": _why(case, behaviour, first, after_state, emitted),
+        "why": _why(case, behaviour, first, after_state).to_json(),
         "before": before,
         "after": state_tables(case.join, after_state),
         "emitted": emitted,
     }
 
 
-def _why(
-    case: Case, behaviour: Behaviour, first: Divergence, state: Mapping[str, Any], emitted: list[Output]
-) -> str:
-    """One sentence: what in Kafka's state decides the output the first divergence is about."""
+@dataclass(frozen=True, slots=True)
+class Why:
+    """Why Kafka emits (or does not emit) an output: the sentence, the spec rule that decides it (an id of
+    ``rules.RULES``, or ``None``) and the numbers the sentence uses, by name."""
+
+    text: str
+    rule: str | None = None
+    numbers: Mapping[str, int | None] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"text", "rule": {"id", "title", "link"} | null, "numbers": {name: int | null}}``."""
+        return {
+            "text": self.text,
+            "rule": None if self.rule is None else rule(self.rule).to_json(),
+            "numbers": dict(self.numbers),
+        }
+
+
+_TABLE_RULES = {"stream-table": "ST-2", "table-table": "TT-1", "fk": "FK-1"}
+_NOT_EMITTED_RULES = {"stream-table": "ST-3", "table-table": "TT-1", "fk": "FK-1"}
+
+
+def _why(case: Case, behaviour: Behaviour, first: Divergence, state: Mapping[str, Any]) -> Why:
+    """What in Kafka's state decides the output the first divergence is about."""
     record = case.records[first.at or 0]
     subject = first.expected or first.actual
     if subject is None:
-        return ""
+        return Why("")
     kafka_emits = first.expected is not None
     if case.join == "stream-stream":
         return _why_stream_stream(case, behaviour, first, state, subject, kafka_emits)
     shown = show_output(subject)
+    numbers = {"input": first.at, "ts": record.ts}
     if kafka_emits:
-        return (
-            f"Kafka emits {shown} while processing {record.side} "
-            f"{record.key}@{record.ts}, from the tables shown."
+        return Why(
+            f"Kafka emits {shown} while processing {record.side} {record.key}@{record.ts}, from the tables "
+            "shown.",
+            _TABLE_RULES.get(case.join),
+            numbers,
         )
-    return (
-        f"Kafka does not emit {shown} here: with the tables shown, the update "
-        f"{record.side} {record.key}@{record.ts} gives no such result."
+    return Why(
+        f"Kafka does not emit {shown} here: with the tables shown, the update {record.side} "
+        f"{record.key}@{record.ts} gives no such result.",
+        _NOT_EMITTED_RULES.get(case.join),
+        numbers,
     )
 
 
@@ -187,73 +215,108 @@ def _why_stream_stream(
     state: Mapping[str, Any],
     subject: Output,
     kafka_emits: bool,
-) -> str:
+) -> Why:
     window = case.spec.window
     assert window is not None
     shown = show_output(subject)
     value = subject.value
     if value is not None and value[0] is not None and value[1] is not None:
         relation = "joins" if kafka_emits else "does not join"
-        return (
+        return Why(
             f"Kafka {relation} these records: a right record joins a left record at t when it lies in "
-            f"[t - {window.before}, t + {window.after}] and both are still in the window stores shown."
+            f"[t - {window.before}, t + {window.after}] and both are still in the window stores shown.",
+            "SS-2",
+            {"before": window.before, "after": window.after},
         )
     outer = state.get("outer")
     if outer is None:
         if kafka_emits:
-            return (
-                f"Kafka emits {shown} at once: the record found no partner in the other "
-                f"window store (eager left/outer results)."
+            return Why(
+                f"Kafka emits {shown} at once: the record found no partner in the other window store (eager "
+                "left/outer results).",
+                "SS-13",
             )
-        return (
-            f"Kafka does not emit {shown}: the record found a partner, or this join variant never emits it."
+        return Why(
+            f"Kafka does not emit {shown}: the record found a partner, or this join variant never emits it.",
+            "SS-13",
         )
     own = subject.ts
     bound = window.after if value is not None and value[0] is not None else window.before
     close = own + bound + (window.grace or 0)
     stream_time = outer["stream_time"]
+    numbers = {
+        "ts": own,
+        "bound": bound,
+        "grace": window.grace,
+        "closes_at": close,
+        "stream_time": stream_time,
+    }
     held = any(row[0] == own and row[2] == subject.key for row in outer["held"])
     if kafka_emits:
-        return (
-            f"Kafka emits {shown} once stream time passes {own} + {bound} + "
-            f"{window.grace} = {close}: stream time is now {stream_time}."
+        return Why(
+            f"Kafka emits {shown} once stream time passes {own} + {bound} + {window.grace} = {close}: stream "
+            f"time is now {stream_time}.",
+            "SS-20",
+            numbers,
         )
     if held and stream_time > close:
-        return _why_still_held(case, behaviour, first, outer, shown, close)
+        return _why_still_held(case, behaviour, first, outer, shown, numbers)
     if held:
-        return (
-            f"Kafka still holds {shown}: it closes when stream time passes {close}; "
-            f"stream time is {stream_time}."
+        return Why(
+            f"Kafka still holds {shown}: it closes when stream time passes {close}; stream time is "
+            f"{stream_time}.",
+            "SS-20",
+            numbers,
         )
-    return f"Kafka does not emit {shown} here: the record joined within its window, or was emitted earlier."
+    return Why(
+        f"Kafka does not emit {shown} here: the record joined within its window, or was emitted earlier.",
+        "SS-19",
+        numbers,
+    )
 
 
 def _why_still_held(
-    case: Case, behaviour: Behaviour, first: Divergence, outer: Mapping[str, Any], shown: str, close: int
-) -> str:
+    case: Case,
+    behaviour: Behaviour,
+    first: Divergence,
+    outer: Mapping[str, Any],
+    shown: str,
+    numbers: Mapping[str, int | None],
+) -> Why:
     """A held record whose window has closed, not emitted yet: which rule of the emission pass keeps it."""
     window = case.spec.window
     assert window is not None
     grace = window.grace or 0
+    close = numbers["closes_at"]
     record = case.records[first.at or 0]
     stream_time, min_time = outer["stream_time"], outer["min_time"]
     head = f"Kafka still holds {shown} although its window closed at {close} (stream time {stream_time}): "
     if record.value is None or record.key is None or record.ts < stream_time:
-        return head + (
-            f"input #{first.at} ({record.side} {record.key}@{record.ts}) runs no emission pass, only an "
-            "in-order record with a key and a value does (spec SS-18)."
+        return Why(
+            head
+            + f"input #{first.at} ({record.side} {record.key}@{record.ts}) runs no emission pass, only an "
+            "in-order record with a key and a value does (spec SS-18).",
+            "SS-18",
+            {**numbers, "input": first.at, "input_ts": record.ts},
         )
     if behaviour.outer_join_min_time_is_last_visited:
         join_after = window.after if record.side == "left" else window.before
         gate = None if min_time is None else min_time + join_after + grace
+        found = {**numbers, "min_time": min_time, "gate": gate}
         if gate is not None and gate >= stream_time:
-            return head + (
-                f"no emission pass runs, because minTime {min_time} (3.8+ as released: the ts of the last "
-                f"record the previous pass read) + {join_after} + {grace} = {gate} is not below stream time "
-                f"{stream_time} (spec SS-24)."
+            return Why(
+                head + f"no emission pass runs, because minTime {min_time} (3.8+ as released: the ts of the "
+                f"last record the previous pass read) + {join_after} + {grace} = {gate} is not below stream "
+                f"time {stream_time} (spec SS-24).",
+                "SS-24",
+                found,
             )
-        return head + "the pass stops once it has read an open record of each side (spec SS-24)."
-    return head + (
-        "the 3.1-3.7 pass closes records by the triggering side's bound and stops at the first record still "
-        "open in store order (spec SS-23)."
+        return Why(
+            head + "the pass stops once it has read an open record of each side (spec SS-24).", "SS-24", found
+        )
+    return Why(
+        head + "the 3.1-3.7 pass closes records by the triggering side's bound and stops at the first record "
+        "still open in store order (spec SS-23).",
+        "SS-23",
+        numbers,
     )

@@ -43,11 +43,13 @@ from kjoin.conformance.codec import (
     results_spec_json,
     spec_from_results,
 )
+from kjoin.conformance.documents.causes import causing_input
 from kjoin.conformance.documents.diagnosis import diagnose, roll_up
 from kjoin.conformance.documents.explain import explain, stream_times
 from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.documents.verdicts import Scored, verdicts
 from kjoin.conformance.documents.vocabulary import DIVERGENCE_KINDS, STATUS_MEANINGS
+from kjoin.conformance.notation import show_record
 from kjoin.conformance.protocol import Candidate, DeclaredDifference, ran_as
 from kjoin.errors import KjoinError
 from kjoin.oracle.behaviour import era_of
@@ -133,6 +135,32 @@ def about_json(case: Case) -> dict[str, Any] | None:
     }
 
 
+def _cause(outcome: CaseOutcome, first: Divergence) -> dict[str, Any] | None:
+    """The input whose effect first differs, when it comes before the one where the first divergence shows
+    (``causes.causing_input``): the input and a sentence saying so."""
+    answer, expected = outcome.answer, outcome.expected
+    if first.kind == "candidate-error" or not isinstance(answer, Emitted) or expected is None:
+        return None
+    index = causing_input(outcome.case, expected, answer, first)
+    if index is None or first.at is None or index >= first.at:
+        return None
+    record = outcome.case.records[index]
+    what = " (a delete)" if record.value is None else ""
+    text = (
+        f"up to input #{first.at}, the candidate emits what Kafka would had it never seen input "
+        f"{show_record(record, index)}{what}: the difference starts at input #{index}, whose effect "
+        f"shows at #{first.at}"
+    )
+    return {
+        "index": index,
+        "side": record.side,
+        "key": record.key,
+        "value": record.value,
+        "ts": record.ts,
+        "text": text,
+    }
+
+
 def case_result(outcome: CaseOutcome) -> dict[str, Any]:
     """One case as plain JSON data (also what pytest-xdist workers send to the controller)."""
     case, verdict, answer = outcome.case, outcome.verdict, outcome.answer
@@ -151,6 +179,9 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
                 "value": record.value,
                 "ts": record.ts,
             }
+        cause = _cause(outcome, first)
+        if cause is not None:
+            first_json["cause"] = cause
         if first.kind != "candidate-error":
             found = explain(case, first)
             if found is not None:

@@ -54,12 +54,15 @@ _README = "README.md"
 RULES: dict[str, Rule] = {
     r.id: r
     for r in (
+        Rule("SS-2", "Join window: both bounds inclusive", _SS),
         Rule("SS-3", "One joined result per partner, in store order", _SS),
         Rule("SS-4", "Joined-result timestamp: the trigger's (up to 2.2), the larger of the two (2.3+)", _SS),
         Rule("SS-5", "Non-joined results carry their own record's key and timestamp", _SS),
         Rule("SS-10", "Null keys per era", _SS),
         Rule("SS-11", "Null values per era", _SS),
+        Rule("SS-13", "Eager non-joined results (up to 3.0, and legacy windows on every version)", _SS),
         Rule("SS-18", "An in-order record runs the emission pass before its own results", _SS),
+        Rule("SS-19", "A match releases the partner's held records", _SS),
         Rule("SS-20", "A record without partner is emitted at once if its window has ended, else held", _SS),
         Rule("SS-23", "Emission pass, 3.1-3.7", _SS),
         Rule("SS-24", "Emission pass, 3.8+ as released (stale minTime)", _SS),
@@ -75,6 +78,7 @@ RULES: dict[str, Rule] = {
         Rule("TT-5", "Left join, update of the left side (0.10.2+)", _TT),
         Rule("TT-8", "Output timestamp", _TT),
         Rule("TT-9", "Null keys", _TT),
+        Rule("FK-1", "The join and how a run proceeds (2.4+)", _FK),
         Rule("FK-3", "Null primary keys are dropped", _FK),
         Rule(
             "FK-4", "Subscription messages of a left change: default instructions (2.4-3.6; 3.7+ inner)", _FK

@@ -11,6 +11,7 @@ from tabulate import tabulate
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Divergence, Emitted
+from kjoin.conformance.documents.causes import causing_input
 from kjoin.conformance.documents.explain import explain
 from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.documents.vocabulary import OUTCOME_STATUSES
@@ -145,9 +146,17 @@ def render_outcome(outcome: CaseOutcome, *, limit: int = 20) -> str:
     summary = ", ".join(f"{n} {kind}" for kind, n in counts.items())
     lines.append(f"differs from Kafka (compared as {verdict.mode}): {summary}")
     lines.append(f"first divergence at {_input_row(case, first.at)}: {first.kind}: {first.detail}")
+    start = _causing_input(outcome, first)
+    if start is not None:
+        lines.append(
+            f"it starts at {_input_row(case, start)}: up to input #{first.at}, the candidate emits what "
+            "Kafka would had it never seen that input"
+        )
     explanation = explain(case, first)
-    if explanation is not None and explanation["why"]:
-        lines.append(f"why: {explanation['why']}")
+    if explanation is not None and explanation["why"]["text"]:
+        why = explanation["why"]
+        cited = "" if why["rule"] is None else f" (spec {why['rule']['id']}: {why['rule']['link']})"
+        lines.append(f"why: {why['text']}{cited}")
     lines += ["", _divergence_table(verdict.divergences, limit)]
     if isinstance(outcome.answer, Emitted) and outcome.expected is not None:
         columns: dict[str, Sequence[Any]] = {"Kafka emits": outcome.expected.outputs}
@@ -158,13 +167,22 @@ def render_outcome(outcome: CaseOutcome, *, limit: int = 20) -> str:
             if first.at is None
             else min(len(case.records), first.at + 1 + _TRACE_AFTER_FIRST)
         )
-        lines += ["", "trace (>> marks the first divergence):"]
+        marked = first.at if start is None else start
+        lines += ["", "trace (>> marks where the first divergence starts):"]
         lines.append(
-            render_trace(case.records, columns, mark=first.at, window=(max(0, last - _TRACE_MAX), last))
+            render_trace(case.records, columns, mark=marked, window=(max(0, last - _TRACE_MAX), last))
         )
     if explanation is not None:
         lines += ["", f"Kafka's state after input #{explanation['at']}:", render_state(explanation["after"])]
     return "\n".join(lines)
+
+
+def _causing_input(outcome: CaseOutcome, first: Divergence) -> int | None:
+    """The input whose effect first differs, when it comes before the one where ``first`` shows."""
+    if not isinstance(outcome.answer, Emitted) or outcome.expected is None or first.at is None:
+        return None
+    found = causing_input(outcome.case, outcome.expected, outcome.answer, first)
+    return found if found is not None and found < first.at else None
 
 
 def render_summary(outcomes: Sequence[CaseOutcome]) -> str:

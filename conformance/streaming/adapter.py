@@ -20,7 +20,8 @@ The job is what a porting team already has, minus its sources and sink::
 ``spec`` is the rest of the join's configuration as constants (``JobShape``: join kind, variant, stores,
 ...), the choices that change a job's shape. The harness runs one streaming query per distinct
 ``JobShape`` (all at once), with every scenario of that configuration in it, fed one processing step per
-micro-batch (step ``n`` is the record ``idx = n`` of every scenario). After the input, unless
+micro-batch (step ``n`` is the record ``idx = n`` of every scenario; ``steps_per_batch`` consecutive steps
+per micro-batch when asked, the job then orders a batch's rows by ``idx`` itself). After the input, unless
 ``flush=False``, two more micro-batches carry one sentinel record per side far in the future, so that
 the job's watermarks pass every scenario and the job emits what it holds back until then; the sentinel
 rows (``scenario_id == FLUSH_SCENARIO``) are dropped from the output.
@@ -128,6 +129,7 @@ class StreamingCandidate:
     flush: bool = True
     isolation: Isolation = "configuration"
     output_mode: str = "append"
+    steps_per_batch: int = 1
 
     def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
         """Feed every scenario to the job (one query per configuration or per scenario, all running at
@@ -182,9 +184,10 @@ class StreamingCandidate:
         extra = [flush, flush] if self.flush else []
         name = f"kjoin_streaming_{next(_query_names)}"
         if (spark.sparkContext.master or "").startswith("local"):  # no Python worker for the feed (feed.py)
-            stream = stepped_file_stream(spark, rows, checkpoints / f"{name}-input", extra, schema)
+            folder = checkpoints / f"{name}-input"
+            stream = stepped_file_stream(spark, rows, folder, extra, schema, self.steps_per_batch)
         else:  # the tasks may run on other machines: the feed travels inside the source
-            stream = stepped_stream_of_rows(spark, rows, extra, schema)
+            stream = stepped_stream_of_rows(spark, rows, extra, schema, self.steps_per_batch)
         stream = stream.withColumn("event_time", F.timestamp_millis(F.col("ts") + EVENT_TIME_SHIFT_MS))
         sides = [stream.where(F.col("side") == side).drop("side") for side in ("left", "right")]
         output = self.job(sides[0], sides[1], spec)
@@ -250,9 +253,16 @@ def streaming_candidate(
     flush: bool = True,
     isolation: Isolation = "configuration",
     output_mode: str = "append",
+    steps_per_batch: int = 1,
 ) -> StreamingCandidate:
     """A candidate running ``job`` (see the module's docstring); the same claim and declared differences
-    as any candidate."""
+    as any candidate. ``steps_per_batch`` consecutive processing steps make one micro-batch (a micro-batch
+    port of a table join then merges a key's updates within it, as Kafka's record caches do between
+    commits: compare it at level ``commit-points``)."""
     if isolation not in ("configuration", "scenario"):
         raise ValueError(f"isolation must be 'configuration' or 'scenario', got {isolation!r}")
-    return StreamingCandidate(name, job, claim, tuple(declared_differences), flush, isolation, output_mode)
+    if steps_per_batch < 1:
+        raise ValueError(f"steps_per_batch must be at least 1, got {steps_per_batch}")
+    return StreamingCandidate(
+        name, job, claim, tuple(declared_differences), flush, isolation, output_mode, steps_per_batch
+    )

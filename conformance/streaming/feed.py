@@ -134,18 +134,27 @@ def stepped_file_stream(
     folder: Path,
     extra_steps: Sequence[Step] = (),
     schema: str = STEP_SCHEMA,
+    steps_per_batch: int = 1,
 ) -> DataFrame:
-    """``stepped_stream_of_rows`` read by Spark's own file source: one JSON Lines file per step in
-    ``folder`` (new and empty; the caller removes it after the query), oldest first, one file per
-    micro-batch. No Python worker reads it: Spark starts the Python source's worker with a fixed 10 s to
-    connect back, which a busy machine misses ("Python worker failed to connect back"). The folder must be
-    readable where the query's tasks run: a local master, or a cluster on this machine."""
+    """``stepped_stream_of_rows`` read by Spark's own file source: one JSON Lines file per micro-batch in
+    ``folder`` (new and empty; the caller removes it after the query), oldest first: ``steps_per_batch``
+    consecutive steps of the input, then each of ``extra_steps`` alone. No Python worker reads it: Spark
+    starts the Python source's worker with a fixed 10 s to connect back, which a busy machine misses
+    ("Python worker failed to connect back"). The folder must be readable where the query's tasks run: a
+    local master, or a cluster on this machine."""
+    if steps_per_batch < 1:
+        raise ValueError(f"steps_per_batch must be at least 1, got {steps_per_batch}")
     names = [column.split()[0] for column in schema.split(",")]
     folder.mkdir(parents=True)
     started = time.time()
-    for number, step in enumerate(_ordered_steps(rows, extra_steps)):
+    steps = _ordered_steps(rows, ())
+    batches = [
+        [row for step in steps[start : start + steps_per_batch] for row in step]
+        for start in range(0, len(steps), steps_per_batch)
+    ] + [list(step) for step in extra_steps]
+    for number, batch in enumerate(batches):
         path = folder / f"step-{number:09d}.json"
-        path.write_text("".join(json.dumps(dict(zip(names, row, strict=True))) + "\n" for row in step))
+        path.write_text("".join(json.dumps(dict(zip(names, row, strict=True))) + "\n" for row in batch))
         stamp = started + number  # the file source takes files by modification time, oldest first
         os.utime(path, (stamp, stamp))
     return spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(folder))

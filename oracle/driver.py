@@ -17,6 +17,7 @@ from __future__ import annotations
 from kjoin.oracle.behaviour import Behaviour, behaviour_for
 from kjoin.oracle.engine import processor_for
 from kjoin.oracle.errors import OracleError
+from kjoin.oracle.record_cache import commit_points
 from kjoin.oracle.records import SIDES, JoinSpec, Key, Output, Record, Side, Value
 
 __all__ = ["InvalidRecordError", "JoinDriver"]
@@ -39,6 +40,7 @@ class JoinDriver:
         self.spec = spec
         self.behaviour: Behaviour = behaviour_for(kafka, intended=intended)
         self._processor = processor_for(spec, self.behaviour)
+        self._commits = commit_points(spec)
         self._piped: list[Record] = []
         self._unread: list[Output] = []
         self._wall_clock = 0
@@ -57,14 +59,25 @@ class JoinDriver:
 
         ``wall_clock`` is the mocked wall-clock time (ms since the driver started, never decreasing) at which
         it is processed, as ``advanceWallClockTime`` before ``pipeInput``; ``None`` leaves it where it is.
-        ``commit`` commits right after the record (see ``Record``).
+        ``commit`` commits right after the record (see ``Record``); with a record cache, a commit is what
+        flushes it (spec PR-7, PR-8).
         """
         self._check(side, key, value, ts, wall_clock)
         if wall_clock is not None:
             self._wall_clock = wall_clock
         record = Record(side=side, key=key, value=value, ts=ts, wall_clock=wall_clock, commit=commit)
-        self._unread.extend(self._processor.process(len(self._piped), record))
+        index = len(self._piped)
+        self._unread.extend(self._processor.process(index, record))
+        if self._commits is not None and self._commits.after(record):
+            self._unread.extend(self._processor.commit(index))
         self._piped.append(record)
+
+    def close(self) -> None:
+        """Close the application (``KafkaStreams#close``): its closing commit flushes whatever the record
+        caches still hold (spec PR-8); read it with ``read_outputs``. Nothing is left when every record
+        commits (the default settings)."""
+        if self._commits is not None and self._piped:
+            self._unread.extend(self._processor.commit(len(self._piped) - 1))
 
     def read_outputs(self) -> list[Output]:
         """The outputs emitted since the last read, in emission order; ``Output.cause`` is the index (from 0)

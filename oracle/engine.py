@@ -3,8 +3,13 @@
 TopologyTestDriver's shape (``JoinDriver``, docs/driver.md): pipe records in one at a time, in processing
 order, and read the outputs each one caused. Each join module provides a processor class with
 ``process(index, record) -> list[Output]`` (one step of the join: the state is the processor's own,
-updated in place for speed; there is no I/O, clock or randomness) and ``snapshot()`` (its state as plain
+updated in place for speed; there is no I/O, clock or randomness), ``commit(index)`` (a commit right after
+record ``index``: what flushing its record caches emits, spec PR-7) and ``snapshot()`` (its state as plain
 data, for explaining a divergence).
+
+Commits happen where ``record_cache.commit_points`` says: after every record under the test driver's
+settings, at the scenario's commit points otherwise, and once more when the application closes after the
+last record (spec PR-8). Joins with no cached store emit nothing at a commit, so they are not asked.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Protocol
 
 from kjoin.oracle.behaviour import Behaviour
 from kjoin.oracle.errors import UnsupportedJoinError
+from kjoin.oracle.record_cache import commit_points
 from kjoin.oracle.records import JoinSpec, Output, Record
 
 __all__ = ["JoinProcessor", "processor_for", "run", "run_traced"]
@@ -26,6 +32,10 @@ class JoinProcessor(Protocol):
 
     def process(self, index: int, record: Record) -> list[Output]:
         """Process input record number ``index`` and return the outputs it emits, in emission order."""
+        ...
+
+    def commit(self, index: int) -> list[Output]:
+        """Commit right after input record ``index``: flush the record caches, return what they forward."""
         ...
 
     def snapshot(self) -> dict[str, object]:
@@ -67,12 +77,23 @@ def processor_for(spec: JoinSpec, behaviour: Behaviour) -> JoinProcessor:
 
 
 def run(spec: JoinSpec, records: Iterable[Record], behaviour: Behaviour) -> list[Output]:
-    """All outputs of ``records`` piped in order through a fresh join, in emission order."""
+    """All outputs of ``records`` piped in order through a fresh join, then of closing the application, in
+    emission order."""
     processor = processor_for(spec, behaviour)
+    commits = commit_points(spec)
     outputs: list[Output] = []
     with _cyclic_gc_paused():
+        if commits is None:
+            for index, record in enumerate(records):
+                outputs.extend(processor.process(index, record))
+            return outputs
+        index = -1
         for index, record in enumerate(records):
             outputs.extend(processor.process(index, record))
+            if commits.after(record):
+                outputs.extend(processor.commit(index))
+        if index >= 0:
+            outputs.extend(processor.commit(index))  # the closing commit (spec PR-8)
     return outputs
 
 
@@ -97,6 +118,15 @@ def _cyclic_gc_paused() -> Iterator[None]:
 def run_traced(
     spec: JoinSpec, records: Iterable[Record], behaviour: Behaviour
 ) -> list[tuple[list[Output], dict[str, object]]]:
-    """Per input record: the outputs it emitted and the join's state right after it."""
+    """Per input record: the outputs it emitted (with those of a commit right after it, and for the last
+    record those of the closing commit) and the join's state right after it."""
     processor = processor_for(spec, behaviour)
-    return [(processor.process(index, record), processor.snapshot()) for index, record in enumerate(records)]
+    commits = commit_points(spec)
+    steps: list[tuple[list[Output], dict[str, object]]] = []
+    listed = list(records)
+    for index, record in enumerate(listed):
+        outputs = processor.process(index, record)
+        if commits is not None and (commits.after(record) or index == len(listed) - 1):
+            outputs += processor.commit(index)
+        steps.append((outputs, processor.snapshot()))
+    return steps

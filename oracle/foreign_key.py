@@ -134,6 +134,12 @@ class ForeignKeyJoin:
             return self._process_left_update(index, record)
         return self._fan_out_right_update(index, record)
 
+    def commit(self, index: int) -> list[Output]:
+        """A commit: nothing is left to flush. A cached source table forwards each update at the commit right
+        after it (caches under a commit interval are refused for this join, ``record_cache.cached_sources``),
+        which ``process`` does at once (spec PR-7)."""
+        return []
+
     def snapshot(self) -> dict[str, object]:
         """Left table, right table and subscription store ``fk -> [pk, hash]`` in prefix-scan order."""
         return {

@@ -190,6 +190,10 @@ class StreamStreamJoin:
             processor.own_store.put(key, None, ts)
         return []
 
+    def commit(self, index: int) -> list[Output]:
+        """A commit: this join has no record cache to flush (spec PR-5)."""
+        return []
+
     def snapshot(self) -> dict[str, object]:
         """Window stores (observed time, live records), and for a spurious-free join the shared stream
         time, ``minTime`` and held records."""

@@ -116,6 +116,10 @@ class StreamTableJoin:
                 outputs.append(output)
         return outputs
 
+    def commit(self, index: int) -> list[Output]:
+        """A commit: this join has no record cache to flush (spec PR-5)."""
+        return []
+
     def snapshot(self) -> dict[str, object]:
         """The table and, with a grace period, the buffer."""
         state: dict[str, object] = {"table": self._table.snapshot()}

@@ -11,8 +11,10 @@ key up in the *other* table (its latest value) and decides what to forward, by t
 * 2.3+ (KIP-258): a result carries ``max(update ts, other side's stored ts)`` when the other side has a value.
 * 3.5+ (KIP-914): an update of a versioned side is dropped by its processor when it is not the key's latest
   version, and not forwarded at all when the store rejects it (older than its history, spec TT-10, VS-3).
-* With a record cache (production settings, ``oracle.record_cache``): a delete of a key a cached side does
-  not hold never reaches the join (spec PR-6).
+* With a record cache (production settings, ``oracle.record_cache``): an update of a cached side only
+  writes its cache; each commit flushes the left cache, then the right one, and every flushed change runs
+  that side's processor as an update would, looking the other side up through its cache. A delete of a key
+  a cached side does not hold is never flushed (spec PR-6, PR-7, PR-8).
 
 Outputs are ``(leftValue, rightValue)`` pairs or ``None`` (a tombstone), keyed by the update's key.
 """
@@ -24,8 +26,8 @@ from enum import Enum
 
 from kjoin.oracle.behaviour import Behaviour
 from kjoin.oracle.errors import UnsupportedJoinError
-from kjoin.oracle.record_cache import cached_sources
-from kjoin.oracle.records import JoinSpec, Output, Record, Side, Value, Variant, new_output
+from kjoin.oracle.record_cache import CacheBound, CachedTable, cached_sources
+from kjoin.oracle.records import JoinSpec, Key, Output, Record, Side, Value, Variant, new_output
 from kjoin.oracle.versioned import PlainTable, VersionedTable, table_for
 
 __all__ = ["TableTableJoin"]
@@ -45,49 +47,58 @@ _Rule = Callable[[Value, Value, Value], _Result]
 """One join processor's decision from ``(new value, old value, other side's current value)``."""
 
 
+_Table = PlainTable | VersionedTable | CachedTable
+
+
 class _Processor:
     """One side's join processor: its own table, the other side's table, and the rule it applies."""
 
-    __slots__ = ("cached", "drops_out_of_order", "other", "own", "rule")
+    __slots__ = ("cache", "drops_out_of_order", "other", "own", "rule")
 
-    def __init__(
-        self,
-        own: PlainTable | VersionedTable,
-        other: PlainTable | VersionedTable,
-        rule: _Rule,
-        *,
-        cached: bool,
-    ) -> None:
+    def __init__(self, own: _Table, other: _Table, rule: _Rule) -> None:
         self.own = own
         self.other = other
         self.rule = rule
         self.drops_out_of_order = isinstance(own, VersionedTable)
         """KIP-914 (3.5+): a versioned side's processor drops updates that are not the latest (spec TT-10)."""
-        self.cached = cached
-        """Its own table is behind a record cache, which drops deletes of absent keys (spec PR-6)."""
+        self.cache = own if isinstance(own, CachedTable) else None
+        """Its own table's record cache: updates wait in it for a flush (spec PR-5)."""
 
 
 class TableTableJoin:
     """Two KTables joined on their keys; ``spec.variant`` is inner, left or outer (module docstring)."""
 
-    __slots__ = ("_null_key_fails", "_processors", "_ts_is_max")
+    __slots__ = ("_cached", "_null_key_fails", "_processors", "_ts_is_max")
 
     def __init__(self, spec: JoinSpec, behaviour: Behaviour) -> None:
         versioning = spec.versioned
         history_ms = versioning.history_ms if versioning is not None else 0
-        left = table_for(versioning is not None and versioning.left, history_ms)
-        right = table_for(versioning is not None and versioning.right, history_ms)
-        rules = _ALWAYS_FORWARD_RULES if behaviour.table_joins_forward_every_update else _KIP77_RULES
         left_cached, right_cached = cached_sources(spec, behaviour)
+        settings = spec.settings
+        bound = CacheBound(settings.cache_max_bytes) if settings.commit_interval_ms > 0 else None
+        left: _Table = (
+            CachedTable(bound)
+            if left_cached
+            else table_for(versioning is not None and versioning.left, history_ms)
+        )
+        right: _Table = (
+            CachedTable(bound)
+            if right_cached
+            else table_for(versioning is not None and versioning.right, history_ms)
+        )
+        rules = _ALWAYS_FORWARD_RULES if behaviour.table_joins_forward_every_update else _KIP77_RULES
         self._processors: dict[Side, _Processor] = {
-            "left": _Processor(left, right, rules[spec.variant, "left"], cached=left_cached),
-            "right": _Processor(right, left, rules[spec.variant, "right"], cached=right_cached),
+            "left": _Processor(left, right, rules[spec.variant, "left"]),
+            "right": _Processor(right, left, rules[spec.variant, "right"]),
         }
+        self._cached = [p for p in self._processors.values() if p.cache is not None]
+        """The cached sides in flush order: the left table's store is registered first (spec PR-8)."""
         self._null_key_fails = behaviour.null_key_fails_table_join
         self._ts_is_max = behaviour.table_join_ts_is_max_of_inputs
 
     def process(self, index: int, record: Record) -> list[Output]:
-        """Apply the update to its table, then run that side's join processor (spec TT-1)."""
+        """Apply the update to its table, then run that side's join processor (spec TT-1); a cached side
+        only writes its cache (spec PR-5)."""
         key, new, ts = record.key, record.value, record.ts
         if key is None:
             if self._null_key_fails:
@@ -96,14 +107,31 @@ class TableTableJoin:
                 )
             return []
         processor = self._processors[record.side]
+        if processor.cache is not None:
+            processor.cache.update(key, new, ts)
+            return []
         change = processor.own.update(key, new, ts)
         if change is None:
             return []
         old, is_latest = change
         if not is_latest and processor.drops_out_of_order:
             return []
-        if new is None and old is None and processor.cached:
-            return []  # the cache flush skips a delete of an absent key (spec PR-6)
+        return self._join(processor, index, key, new, old, ts)
+
+    def commit(self, index: int) -> list[Output]:
+        """Flush the caches, left then right; each flushed change runs its side's processor (spec PR-8)."""
+        outputs: list[Output] = []
+        for processor in self._cached:
+            assert processor.cache is not None
+            for key, new, old, ts in processor.cache.flush():
+                outputs.extend(self._join(processor, index, key, new, old, ts))
+        return outputs
+
+    def _join(
+        self, processor: _Processor, index: int, key: Key, new: Value, old: Value, ts: int
+    ) -> list[Output]:
+        """One side's join processor on ``Change(new, old)`` at ``ts``: look the key up in the other table and
+        forward what the rule decides (spec TT-1)."""
         other = processor.other.get(key)
         if other is None:
             result = processor.rule(new, old, None)
@@ -116,7 +144,8 @@ class TableTableJoin:
         return [new_output((key, result, ts, index))]
 
     def snapshot(self) -> dict[str, object]:
-        """Both tables' contents (versions and observed stream time for a versioned side)."""
+        """Both tables' contents (versions and observed stream time for a versioned side, the store below and
+        the dirty entries for a cached side)."""
         return {
             "left": self._processors["left"].own.snapshot(),
             "right": self._processors["right"].own.snapshot(),

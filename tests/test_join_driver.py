@@ -30,13 +30,16 @@ CASES = load_cases().cases
 
 
 def _driven(case: Case, read_every: int) -> list[Output]:
-    """The case's records piped one by one into a driver, its outputs read after every ``read_every``-th."""
+    """The case's records piped one by one into a driver, its outputs read after every ``read_every``-th,
+    then the driver closed (the closing commit, spec PR-8)."""
     driver = JoinDriver(case.spec, kafka=case.kafka, intended=case.intended)
     outputs: list[Output] = []
     for index, record in enumerate(case.records):
-        driver.pipe(record.side, record.key, record.value, record.ts, wall_clock=record.wall_clock)
+        wall_clock, commit = record.wall_clock, record.commit
+        driver.pipe(record.side, record.key, record.value, record.ts, wall_clock=wall_clock, commit=commit)
         if index % read_every == 0:
             outputs += driver.read_outputs()
+    driver.close()
     return outputs + driver.read_outputs()
 
 

@@ -237,17 +237,118 @@ def test_a_cache_never_changes_a_stream_table_join(version: str) -> None:
 
 @pytest.mark.parametrize("join", ["table-table", "fk"])
 def test_the_oracle_refuses_a_cache_it_does_not_model(join: str) -> None:
-    """Spec PR-6, PR-7: a cache under a commit interval, or before 2.3, is refused, not answered wrongly; a
-    commit interval without a cache changes nothing."""
+    """Spec PR-6, PR-8, PR-9: a foreign-key join's cache under a commit interval, a cache before 2.3, and a
+    cache that may fill up between commits are refused, not answered wrongly; a commit interval without a
+    cache changes nothing."""
     spec = JoinSpec(join, "left")  # type: ignore[arg-type]
     records = [Record("left", "k1", "f1:A", 1), Record("right", "f1", None, 2)]
-    with pytest.raises(UnmodelledSettingsError, match=re.escape("commit.interval.ms = 100")):
-        run(_with(spec, cache_max_bytes=CACHE, commit_interval_ms=100), records, behaviour_for("3.9"))
-    if join == "table-table":  # foreign-key joins start at 2.4
+    if join == "fk":
+        with pytest.raises(UnmodelledSettingsError, match=re.escape("commit.interval.ms = 100")):
+            run(_with(spec, cache_max_bytes=CACHE, commit_interval_ms=100), records, behaviour_for("3.9"))
+    else:  # foreign-key joins start at 2.4
         with pytest.raises(UnmodelledSettingsError, match=re.escape("from Kafka 2.3")):
             run(_with(spec, cache_max_bytes=CACHE), records, behaviour_for("2.1"))
+        # Two entries of at least 8 + 8 + 1 + 45 bytes each do not fit in 100 bytes; with a commit after
+        # every record the size does not matter (spec PR-7).
+        with pytest.raises(UnmodelledSettingsError, match="eviction"):
+            run(_with(spec, cache_max_bytes=100, commit_interval_ms=100), records, behaviour_for("3.9"))
+        small = run(_with(spec, cache_max_bytes=100), records, behaviour_for("3.9"))
+        assert small == run(_with(spec, cache_max_bytes=CACHE), records, behaviour_for("3.9"))
     no_cache = run(_with(spec, commit_interval_ms=100), records, behaviour_for("3.9"))
     assert no_cache == run(spec, records, behaviour_for("3.9"))
+
+
+def _out(key: str, left: str | None, right: str | None, ts: int, cause: int) -> Output:
+    return Output(key, (left, right), ts, cause)
+
+
+def _cached(join: str, variant: str, interval: int = 30_000) -> JoinSpec:
+    spec = JoinSpec(join, variant)  # type: ignore[arg-type]
+    return _with(spec, cache_max_bytes=CACHE, commit_interval_ms=interval)
+
+
+@pytest.mark.parametrize("version", CACHED_VERSIONS)
+def test_a_commit_flushes_merged_updates_left_first_and_the_close_flushes_the_rest(version: str) -> None:
+    """Spec PR-8: between commits the updates of a key merge into one dirty entry (newest value and ts); a
+    commit flushes the left store, then the right one, each change looking the other side up through its
+    cache, so a key dirty on both sides emits twice; the closing commit flushes what is left."""
+    records = [
+        Record("left", "k", "A", 1),
+        Record("right", "k", "x", 2),
+        Record("left", "k", "B", 3),
+        Record("left", "k", "C", 4, commit=True),
+        Record("right", "k", None, 5),
+        Record("left", "j", "D", 6),
+    ]
+    # At the commit after #3: left k = C (ts 4) meets right k = x (dirty, ts 2): C-x at max(4, 2); then right
+    # k = x meets the flushed left C: C-x again at max(2, 4). At the close after #5: left j = D meets no
+    # right j: D-null at 6; right k's delete (the store below holds x) meets left C: C-null at max(5, 4).
+    expected = [
+        _out("k", "C", "x", 4, 3),
+        _out("k", "C", "x", 4, 3),
+        _out("j", "D", None, 6, 5),
+        _out("k", "C", None, 5, 5),
+    ]
+    assert run(_cached("table-table", "left"), records, behaviour_for(version)) == expected
+
+
+def test_a_delete_after_an_insert_between_commits_emits_nothing() -> None:
+    """Spec PR-6, PR-8: the key's dirty entry is a delete and the store below never held the key: nothing is
+    flushed. Without the merge (a commit after every record) the left join emits A-null and a tombstone."""
+    records = [Record("left", "k", "A", 1), Record("left", "k", None, 2)]
+    assert run(_cached("table-table", "left"), records, behaviour_for("3.9")) == []
+    per_record = [_out("k", "A", None, 1, 0), Output("k", None, 2, 1)]
+    assert run(_cached("table-table", "left", interval=0), records, behaviour_for("3.9")) == per_record
+
+
+def test_a_rewritten_dirty_key_moves_to_the_end_of_the_flush_order() -> None:
+    """Spec PR-8: a flush forwards the dirty keys in the order they were last written (``NamedCache#put``)."""
+    records = [Record("left", "a", "A", 1), Record("left", "b", "B", 2), Record("left", "a", "A2", 3)]
+    expected = [_out("b", "B", None, 2, 2), _out("a", "A2", None, 3, 2)]
+    assert run(_cached("table-table", "outer"), records, behaviour_for("4.4")) == expected
+
+
+def test_the_wall_clock_commits_once_it_is_more_than_the_interval_past_the_last_commit() -> None:
+    """Spec PR-8: with a 100 ms interval, the records at wall clock 150 (150 - 0 > 100) and 251 (251 - 150 >
+    100) are followed by a commit; 250 is exactly 100 past the commit at 150, so no commit."""
+    walls = [0, 50, 150, 200, 250, 251]
+    records = [Record("left", "k", f"v{i}", i, wall) for i, wall in enumerate(walls)]
+    expected = [_out("k", "v2", None, 2, 2), _out("k", "v5", None, 5, 5)]
+    assert run(_cached("table-table", "left", interval=100), records, behaviour_for("3.9")) == expected
+
+
+def test_a_versioned_side_forwards_at_once_and_reads_the_cached_side_through_its_cache() -> None:
+    """Spec PR-5, PR-8: a versioned right table is not cached, so its update joins at once with the left
+    table's newest (still dirty) value; the left update reaches the join only at the close."""
+    spec = replace(_cached("table-table", "inner"), versioned=Versioning(right=True, history_ms=100))
+    records = [Record("left", "k", "A", 1), Record("right", "k", "x", 2)]
+    expected = [_out("k", "A", "x", 2, 1), _out("k", "A", "x", 2, 1)]
+    assert run(spec, records, behaviour_for("3.9")) == expected
+
+
+@pytest.mark.parametrize("version", CACHED_VERSIONS)
+def test_a_commit_after_every_record_is_the_test_drivers_schedule(version: str) -> None:
+    """Spec PR-7, PR-8: under a commit interval, a ``commit`` on every record gives what the test driver's
+    schedule (interval 0) gives."""
+    behaviour = behaviour_for(version)
+    for spec, records in _table_inputs(seed=7, join="table-table"):
+        if spec.versioned is not None and not behaviour.has_versioned_stores:
+            continue
+        every = [replace(r, commit=True) for r in records]
+        produced = _with(spec, cache_max_bytes=CACHE, commit_interval_ms=30_000)
+        assert run(produced, every, behaviour) == run(_with(spec, cache_max_bytes=CACHE), records, behaviour)
+
+
+def test_the_driver_flushes_the_caches_when_closed() -> None:
+    """Spec PR-8: ``JoinDriver.close`` is the application's closing commit."""
+    from kjoin.oracle import JoinDriver
+
+    driver = JoinDriver(_cached("table-table", "inner"), kafka="3.9")
+    driver.pipe("left", "k", "A", 1)
+    driver.pipe("right", "k", "x", 2)
+    assert driver.read_outputs() == []
+    driver.close()
+    assert driver.read_outputs() == [_out("k", "A", "x", 2, 1), _out("k", "A", "x", 2, 1)]
 
 
 # --- generation (kjoin verify --production) ------------------------------------------------------------

@@ -55,6 +55,10 @@ class UnrewrittenSelfJoin:
         outputs.extend(self._join.process(index, replace(record, side="right")))
         return outputs
 
+    def commit(self, index: int) -> list[Output]:
+        """A commit: a stream-stream join has no record cache to flush (spec PR-5)."""
+        return []
+
     def snapshot(self) -> dict[str, object]:
         """The two window stores (each holds every record of the stream) and the held records."""
         return self._join.snapshot()
@@ -109,6 +113,10 @@ class RewrittenSelfJoin:
             outputs.append(self_pair)
         self._store.put(key, value, ts)
         return outputs
+
+    def commit(self, index: int) -> list[Output]:
+        """A commit: a stream-stream join has no record cache to flush (spec PR-5)."""
+        return []
 
     def snapshot(self) -> dict[str, object]:
         """The one window store and the processor's stream time."""

@@ -235,25 +235,38 @@ def _verdict_row(verdict: Mapping[str, Any], eras: Sequence[str]) -> str:
 
 
 def _verdict_section(document: Document) -> str:
+    """Which Kafka semantics the candidate's joins behave like, said only where it helps (a join that
+    behaves like another release than the one it was run as, with what that release does differently);
+    the scores per era stay folded underneath."""
     verdicts = [v for v in document.get("verdicts") or [] if isinstance(v, Mapping)]
-    intro = (
-        "<h2>Which Kafka semantics the candidate matches</h2><p>For each join kind and variant, the "
-        "candidate's outputs are scored against every era of Kafka (an era is named by its first version): "
-        "cases matched / cases that era can run. <b>matches</b> means a best era agrees with every case; "
-        "<b>closest</b> that no era does. The flags beside the other eras are the behaviours that set them "
-        "apart.</p>"
-    )
+    heading = "<h2>Which Kafka semantics the candidate matches</h2>"
     if not verdicts:
-        return intro + '<p class="muted">No case carries both the candidate\'s outputs and its inputs.</p>'
+        return heading + '<p class="muted">No case carries both the candidate\'s outputs and its inputs.</p>'
+    helping = [v for v in verdicts if v.get("helps") and v.get("said")]
+    if helping:
+        said = "<ul>" + "".join(f"<li>{text(v.get('said'))}</li>" for v in helping) + "</ul>"
+    else:
+        said = (
+            '<p class="muted">Nothing to learn here: no join behaves like another Kafka release than the one '
+            "it was run as (where it differs, the divergences are its own).</p>"
+        )
     eras = kafka_order(str(e.get("era")) for v in verdicts for e in v.get("eras") or [])
     headers = ["join", "variant", "run as", "cases", "verdict", "other eras", *eras]
     head = "".join(f"<th>{text(h)}</th>" for h in headers)
     rows = "\n".join(_verdict_row(verdict, eras) for verdict in verdicts)
     summaries = "".join(f"<li>{text(v.get('summary'))}</li>" for v in verdicts if v.get("summary"))
+    explained = (
+        "<p>For each join kind and variant, the candidate's outputs scored against every era of Kafka (an "
+        "era is named by its first version): cases matched / cases that era can run. <b>matches</b> means "
+        "a best era agrees with every case; <b>closest</b> that no era does. The flags beside the other "
+        "eras are the behaviours that set them apart.</p>"
+    )
     return (
-        intro
-        + f"<ul>{summaries}</ul>"
+        heading
+        + said
         + "<details><summary>scores per era</summary>"
+        + explained
+        + f"<ul>{summaries}</ul>"
         + f'<div class="wide"><table class="verdicts"><thead><tr>{head}</tr></thead><tbody>\n{rows}\n'
         + "</tbody></table></div></details>"
     )

@@ -12,6 +12,7 @@ import pytest
 from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.documents.verdicts import ERA_VERSIONS, era_range_label
+from kjoin.reports import render_report
 from kjoin.scenarios import CATALOGUE_ROOT
 from support.report_documents import answered_by_version, document_of, make_case, outcome_of, with_outputs
 
@@ -118,3 +119,37 @@ def test_era_range_label_names_single_eras_ranges_and_open_ends() -> None:
     assert era_range_label(["2.3"]) == "2.3"
     assert era_range_label(["0.10.2", "2.1", "2.3"]) == "0.10.2\u20132.3"
     assert era_range_label([era for era, _ in ERA_VERSIONS][-3:]).endswith("+")
+
+
+def test_the_verdict_says_what_the_behaviour_is_only_where_it_helps(stream_stream: tuple[Case, ...]) -> None:
+    eager = _document(stream_stream, "3.0")
+    left, inner = _verdict(eager, "left"), _verdict(eager, "inner")
+    assert left["helps"] is True
+    assert left["said"] == (
+        "Your left stream-stream join behaves like Kafka 2.1\u20133.0, not like Kafka 3.9, on all 5 cases. "
+        "Where they differ: in Kafka 3.9, JoinWindows.ofTimeDifferenceAndGrace exists and makes left/outer "
+        'stream-stream joins hold non-joined records until the window plus grace closes ("spurious-free"); '
+        "in Kafka 2.1\u20133.0, not (has_spurious_free_outer_joins)."
+    )
+    assert inner["helps"] is False
+    assert inner["said"] == "Your inner stream-stream join behaves as Kafka 3.9 on all 5 cases."
+    index = render_report(eager)["index.html"]
+    section = index.split("<h2>Which Kafka semantics the candidate matches</h2>", 1)[1].split("<details>", 1)[
+        0
+    ]
+    assert "Your left stream-stream join behaves like Kafka 2.1\u20133.0" in section
+    assert "Your inner stream-stream join" not in section  # the scores per era stay folded below
+    agreeing = _document(stream_stream, "3.9")
+    assert not any(verdict["helps"] for verdict in agreeing["verdicts"])
+    index = render_report(agreeing)["index.html"]
+    assert "Nothing to learn here: no join behaves like another Kafka release" in index
+
+
+def test_a_verdict_that_matches_no_release_says_the_divergences_are_the_candidates_own() -> None:
+    case = make_case("ss-one", [("left", "k", "A", 1), ("right", "k", "a", 4)], variant="inner")
+    [verdict] = document_of([outcome_of(case, with_outputs(case, []))])["verdicts"]
+    assert verdict["helps"] is False
+    assert verdict["said"] == (
+        "Your inner stream-stream join: no Kafka release behaves like it on its one case; Kafka 3.9 agrees "
+        "on 0, no other release on more. Its divergences are its own, not another release's semantics."
+    )

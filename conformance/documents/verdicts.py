@@ -12,6 +12,7 @@ when a run's results are written; reports only show them.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -19,6 +20,7 @@ from typing import Any
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Emitted, Mode, check
+from kjoin.conformance.documents.flag_notes import flag_note
 from kjoin.conformance.kafka_segments import kafka_segments
 from kjoin.oracle.behaviour import Behaviour, behaviour_for, era_of, flags_for, one_release_per_era
 from kjoin.oracle.engine import run
@@ -31,6 +33,7 @@ __all__ = [
     "EraScore",
     "JoinVerdict",
     "Scored",
+    "behaviour_words",
     "changed_flags",
     "era_range_label",
     "verdicts",
@@ -89,6 +92,8 @@ class JoinVerdict:
     exact: bool
     ranges: tuple[EraRange, ...]
     summary: str
+    said: str = ""
+    helps: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data (the results file's ``verdicts`` entries)."""
@@ -110,6 +115,8 @@ class JoinVerdict:
                 for r in self.ranges
             ],
             "summary": self.summary,
+            "said": self.said,
+            "helps": self.helps,
         }
 
 
@@ -191,6 +198,80 @@ def _summary(verdict_of: str, cases: int, ranges: Sequence[EraRange], exact: boo
     return text + (f"; not {', not '.join(rejected)}" if rejected else "")
 
 
+_VERSION_PREFIX = re.compile(r"^[^:`]{0,80}?\([^)]*\):\s+|^[0-9][^:`]{0,40}:\s+")
+
+
+def behaviour_words(flag: str) -> str:
+    """What a behaviour flag means, in the words of its documentation (``oracle/behaviour.py``): its first
+    sentence, without the leading versions and tickets (``3.1 (KAFKA-10847): ...``)."""
+    text = _VERSION_PREFIX.sub("", flag_note(flag).text, count=1)
+    sentence = re.split(r"(?<=[.;])\s", text, maxsplit=1)[0].rstrip(".;")
+    return sentence.replace("`", "")
+
+
+def _all(cases: int) -> str:
+    return "its one case" if cases == 1 else f"all {cases} cases"
+
+
+def _border_flags(ranges: Sequence[EraRange], best: set[str], era: str) -> tuple[str, ...]:
+    """The flags named by the range of eras that holds ``era``: those that change where it meets a best
+    range (``_ranges`` made ``ranges`` from the same runs)."""
+    for position, (_, indexes) in enumerate(_runs(best)):
+        if era in [ERA_VERSIONS[index][0] for index in indexes]:
+            return ranges[position].flags
+    return ()
+
+
+def _said(
+    what: str,
+    asked: str,
+    asked_era: str,
+    cases: int,
+    scores: Sequence[EraScore],
+    ranges: Sequence[EraRange],
+    best: set[str],
+) -> tuple[str, bool]:
+    """The verdict in a porting engineer's words, and whether it helps: it does when the candidate behaves
+    like another Kafka release than the one it was run as (on every case, or on more cases), and then it
+    says what that release does differently."""
+    eras = [era for era, _ in ERA_VERSIONS]
+    by_era = {score.era: score for score in scores}
+    own = by_era.get(asked_era)
+    top = max((by_era[era] for era in best), key=lambda score: eras.index(score.era))
+    exact = top.matched == cases
+    if own is not None and asked_era in best:
+        if exact:
+            return f"{what} behaves as Kafka {asked} on {_all(cases)}.", False
+        return (
+            f"{what}: no Kafka release behaves like it on {_all(cases)}; Kafka {asked} agrees on "
+            f"{own.matched}, no other release on more. Its divergences are its own, not another release's "
+            "semantics.",
+            False,
+        )
+    if own is not None and top.matched <= own.matched:
+        return (
+            f"{what}: no Kafka release agrees with it on more cases than Kafka {asked} ({own.matched}).",
+            False,
+        )
+    nearest = min(best, key=lambda era: abs(eras.index(era) - eras.index(asked_era)))
+    border = _border_flags(ranges, best, asked_era)
+    flags = [f for f in border if getattr(behaviour_for(nearest), f) != getattr(behaviour_for(asked_era), f)]
+    label = era_range_label([era for era in eras if era in best])
+    agreement = (
+        f"on {_all(cases)}"
+        if exact
+        else f"on {top.matched} of {cases} cases ({own.matched if own else 0} as Kafka {asked})"
+    )
+    asked_behaviour = behaviour_for(asked_era)
+    differences = "; ".join(
+        f"in Kafka {asked if getattr(asked_behaviour, flag) else label}, {behaviour_words(flag)}; in Kafka "
+        f"{label if getattr(asked_behaviour, flag) else asked}, not ({flag})"
+        for flag in flags
+    )
+    where = f" Where they differ: {differences}." if differences else ""
+    return f"{what} behaves like Kafka {label}, not like Kafka {asked}, {agreement}.{where}", True
+
+
 def _rank(score: EraScore) -> tuple[int, int, int]:
     return (score.matched, score.applicable, -score.divergences)
 
@@ -217,8 +298,10 @@ def _verdict(key: tuple[str, str, str, bool], cases: Sequence[Scored]) -> JoinVe
     run_as = f"run as Kafka {', '.join(asked)}" + (", intended semantics" if intended else "")
     summary = _summary(f"{variant} {join} join ({run_as})", len(cases), ranges, exact)
     ordered_best = tuple(era for era, _ in ERA_VERSIONS if era in best)
+    what = f"Your {variant} {join} join" + (" (intended semantics)" if intended else "")
+    said, helps = _said(what, ", ".join(asked), key[2], len(cases), scores, ranges, best)
     return JoinVerdict(
-        join, variant, asked, intended, len(cases), scores, ordered_best, exact, ranges, summary
+        join, variant, asked, intended, len(cases), scores, ordered_best, exact, ranges, summary, said, helps
     )
 
 

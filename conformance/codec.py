@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -117,7 +118,11 @@ class SettingsJson(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     emit_interval_ms: Count = 0
 
 
-class RecordJson(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+class RecordJson(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
+    """An input record as read; its fields are ``Record``'s, in the same order (``records_from``). Not
+    tracked by the cyclic garbage collector (``gc=False``): it holds only text, numbers and ``None``, so it
+    is never in a cycle, and a 100k-record line would otherwise be scanned again and again while decoding."""
+
     side: Side
     key: KeyJson
     value: str | None
@@ -126,7 +131,7 @@ class RecordJson(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     commit: bool = False
 
 
-class OutputJson(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+class OutputJson(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     key: KeyJson
     value: tuple[str | None, str | None] | None
     ts: Count
@@ -155,6 +160,19 @@ class Scenario(msgspec.Struct, kw_only=True):
     features: list[str] | None = None
     flags: list[str] | None = None
     extra: dict[str, Any] = {}
+
+
+class _AnswerOutput(msgspec.Struct, gc=False):
+    """An output as an answer line writes it (``{"key", "value", "ts"}``)."""
+
+    key: KeyJson
+    value: tuple[str | None, str | None] | None
+    ts: int
+
+
+class _AnswerLine(msgspec.Struct):
+    id: str
+    outputs: list[_AnswerOutput]
 
 
 class _Answer(msgspec.Struct):
@@ -476,8 +494,18 @@ def spec_from(scenario: Scenario) -> JoinSpec:
 def records_from(records: Sequence[RecordJson], at: str = "records") -> tuple[Record, ...]:
     """The input records, in processing order; a ``wall_clock`` never goes back (a record without one
     keeps the clock where it was)."""
+    if any(map(_WALL_CLOCK, records)):  # only a clock above 0 can be gone back from
+        _check_wall_clocks(records, at)
+    # Built by msgspec from the typed, already validated fields (native speed; the same frozen ``Record``s
+    # as ``Record(...)`` makes, at about a third of the cost on 100k-record lines).
+    return tuple(msgspec.convert(records, list[Record], from_attributes=True))
+
+
+_WALL_CLOCK = attrgetter("wall_clock")
+
+
+def _check_wall_clocks(records: Sequence[RecordJson], at: str) -> None:
     clock = 0
-    converted: list[Record] = []
     for index, item in enumerate(records):
         wall_clock = item.wall_clock
         if wall_clock is not None:
@@ -485,8 +513,6 @@ def records_from(records: Sequence[RecordJson], at: str = "records") -> tuple[Re
                 problem = f"goes back in time (an earlier record's wall clock is {clock}; it never decreases)"
                 raise CodecError(f"{at}[{index}].wall_clock", wall_clock, problem)
             clock = wall_clock
-        converted.append(Record(item.side, item.key, item.value, item.ts, wall_clock, item.commit))
-    return tuple(converted)
 
 
 def output_from(item: OutputJson, cause: int = UNKNOWN_CAUSE) -> Output:
@@ -617,10 +643,13 @@ def outputs_from_results(items: Iterable[Mapping[str, Any]]) -> tuple[Output, ..
     return outputs_from(msgspec.convert(list(items), list[OutputJson]))
 
 
-def answer_line(scenario: str, outputs: Iterable[Output]) -> bytes:
+def answer_line(scenario: str, outputs: Sequence[Output]) -> bytes:
     """The answer of ``kjoin oracle --jsonl`` to one scenario (``{"id", "outputs"}``), as a JSON line."""
-    body = [{"key": o.key, "value": o.value, "ts": o.ts} for o in outputs]
-    return _ENCODE.encode({"id": scenario, "outputs": body}) + b"\n"
+    body: list[_AnswerOutput] = []
+    if outputs:
+        keys, values, timestamps, _causes = zip(*outputs, strict=True)
+        body = list(map(_AnswerOutput, keys, values, timestamps))  # built natively, one struct per output
+    return _ENCODE.encode(_AnswerLine(scenario, body)) + b"\n"
 
 
 def error_line(scenario: str | None, error: str) -> bytes:

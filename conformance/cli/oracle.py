@@ -21,7 +21,7 @@ from kjoin.conformance.catalogue.portable import case_from_line
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, version_argument
 from kjoin.conformance.codec import answer_line, error_line
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
-from kjoin.oracle.engine import run
+from kjoin.oracle.engine import cyclic_gc_paused, run
 from kjoin.oracle.errors import OracleError
 from kjoin.oracle.records import VARIANTS, Output
 
@@ -108,7 +108,9 @@ def _answers(streams: Streams, *, intended: bool) -> Iterator[bytes]:
         if isinstance(line, UnicodeDecodeError):
             yield error_line(None, f"stdin:{number} [?] field (line): is not UTF-8 text ({line.reason})")
         elif line.strip():
-            yield answer(line, number, intended=intended)
+            with cyclic_gc_paused():  # a line's records, state and outputs hold no cycles (engine.run)
+                reply = answer(line, number, intended=intended)
+            yield reply
 
 
 def answer(line: str, number: int, *, intended: bool = False, where: str = "stdin") -> bytes:

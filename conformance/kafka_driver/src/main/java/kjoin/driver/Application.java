@@ -175,6 +175,27 @@ public final class Application {
                                          + "--application)");
             }
         }
+        String answer = null;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                return attempt(sc, at);
+            } catch (final Failure ex) {
+                log.println("attempt " + attempt + " failed: " + ex.getMessage());
+                answer = Main.error(sc.id, at + ": Kafka Streams " + Compat.KAFKA_VERSION + " application: "
+                                           + ex.getMessage());
+            }
+        }
+        return answer;
+    }
+
+    /**
+     * How often a scenario is tried before its error line is the answer: a loaded machine can time out a
+     * produce request or a run; each attempt starts afresh (new topics, a new application id).
+     */
+    static final int ATTEMPTS = 2;
+
+    /** One run of a scenario from scratch; {@link Failure} when the broker or the application failed. */
+    private String attempt(final Scenario sc, final String at) throws Failure {
         scenarios++;
         final String app = "kjoin-app-" + scenarios + "-" + Long.toHexString(System.nanoTime());
         log.println(Instant.now() + " scenario " + sc.id + " as application " + app);
@@ -204,10 +225,6 @@ public final class Application {
             return Json.toJson(answer);
         } catch (final Scenario.BadInput | Compat.Unsupported ex) {
             return Main.error(sc.id, at + ": " + ex.getMessage());
-        } catch (final Failure ex) {
-            log.println("failed: " + ex.getMessage());
-            return Main.error(sc.id, at + ": Kafka Streams " + Compat.KAFKA_VERSION + " application: "
-                                     + ex.getMessage());
         } catch (final IOException | RuntimeException ex) {
             ex.printStackTrace(log);
             return Main.error(sc.id, at + ": Kafka Streams " + Compat.KAFKA_VERSION + " application failed: "

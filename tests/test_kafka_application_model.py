@@ -80,8 +80,9 @@ def test_the_oracle_states_each_partition_as_its_own_task_with_no_timed_commit()
 
 
 def test_the_oracles_refusal_is_the_answer_when_it_does_not_model_the_settings() -> None:
-    cached = JoinSpec("table-table", "outer", settings=Settings(cache_max_bytes=CACHE_BYTES))
-    refusal = expected_per_partition(_case(cached, RECORDS), AppAnswer("c", 3, INPUTS, {}))
+    cached = JoinSpec("fk", "left", settings=Settings(cache_max_bytes=CACHE_BYTES))  # refused under commits
+    records = [Record("left", "a", "f:A", 1), Record("right", "f", "F", 2)]
+    refusal = expected_per_partition(_case(cached, records), AppAnswer("c", 1, ((0, 0), (0, 0)), {}))
     assert isinstance(refusal, str) and refusal.startswith("UnmodelledSettingsError")
 
 

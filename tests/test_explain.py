@@ -50,3 +50,16 @@ def test_a_record_still_inside_its_window_is_explained_by_its_closing_time() -> 
         found["why"]["text"]
         == "Kafka still holds k3: L10 - null @23: it closes when stream time passes 31; stream time is 23."
     )
+
+
+def test_a_table_behind_a_record_cache_is_shown_with_its_dirty_entries() -> None:
+    """A failing case of a scenario with a record cache (spec PR-6) is explained, not a crash of the run."""
+    source = CATALOGUE_ROOT / "table_table" / "record-cache-merged-insert-and-delete-emits-nothing.toml"
+    case = next(c for c in load_cases([source]).cases if c.spec.settings is not None)
+    first = Divergence("unexpected-output", None, Output("k", ("A", None), 1, 0), 0, "")
+    found = explain(case, first)
+    assert found is not None
+    left = next(t for t in found["after"] if t["title"] == "left table")
+    assert left["columns"] == ["key", "value", "ts", "where"]
+    assert left["note"] == "behind a record cache: dirty entries are forwarded when it flushes"
+    assert left["rows"] and all(row[3] in ("flushed", "in the record cache") for row in left["rows"])

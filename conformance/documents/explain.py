@@ -97,7 +97,13 @@ def _stream_stream_tables(state: Mapping[str, Any]) -> list[Table]:
 
 
 def _table_contents(title: str, table: Mapping[str, Any]) -> Table:
-    """A plain table (``{key: {value, ts}}``) or a versioned one (latest value and history per key)."""
+    """A plain table (``{key: {value, ts}}``), a versioned one (latest value and history per key), or one
+    behind a record cache (the store below and the dirty entries not flushed yet, spec PR-6)."""
+    if "store" in table and "dirty" in table:
+        rows = [[key, row["value"], row["ts"], "flushed"] for key, row in table["store"].items()]
+        rows += [[key, value, ts, "in the record cache"] for key, value, ts in table["dirty"]]
+        note = "behind a record cache: dirty entries are forwarded when it flushes"
+        return _table(title, ["key", "value", "ts", "where"], rows, note)
     if "keys" not in table:
         rows = [[key, row["value"], row["ts"]] for key, row in table.items()]
         return _table(title, ["key", "value", "ts"], rows)

@@ -11,6 +11,7 @@ results document.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -196,14 +197,42 @@ def _divergence_table(case: Case) -> str:
     return title + table(["kind", "input", "Kafka emits", "candidate emits", "detail"], rows) + more
 
 
-def _group_section(kafka: str, intended: bool, cases: Sequence[Case]) -> str:
+_RELEASE_FIELDS = frozenset({"id", "kafka", "era", "source", "line"})
+"""What differs between the blocks of one scenario run as several releases, where nothing else does: the
+release, and where its case is stated (a golden trace per release; the page's header lists every source)."""
+
+
+def _same_block(cases: Sequence[Case]) -> str:
+    """What a block of cases shows, without the release it was run as: blocks of several releases that
+    are equal are shown once."""
+    shown = [{k: v for k, v in case.items() if k not in _RELEASE_FIELDS} for case in cases]
+    return json.dumps(shown, sort_keys=True, default=str)
+
+
+def _group_section(
+    kafka: str, intended: bool, cases: Sequence[Case], also: Sequence[tuple[str, str | None]] = ()
+) -> str:
+    """One block: the cases run as ``kafka``, and as the releases ``also`` (release, era) that gave the
+    very same block."""
     era = next((case.get("era") for case in cases if case.get("era")), None)
+    releases = [(kafka, era), *also]
+    eras = list(dict.fromkeys(str(e) for _, e in releases if e))
+    named = ", ".join(release for release, _ in releases)
     label = (
-        f"as Kafka {kafka}" + (f" (era {era})" if era else "") + (", intended semantics" if intended else "")
+        f"as Kafka {named}"
+        + (f" (era{'s' if len(eras) > 1 else ''} {', '.join(eras)})" if eras else "")
+        + (", intended semantics" if intended else "")
     )
     spec = next((case.get("spec") for case in cases if case.get("spec")), None)
+    anchors = "".join(element("span", "", {"id": group_anchor(release, intended)}) for release, _ in also)
+    same = (
+        f'<p class="muted">The same for these {len(releases)} releases: inputs, outputs and verdicts are '
+        "identical, so they are shown once.</p>"
+        if also
+        else ""
+    )
     parts = [
-        element("h2", text(label), {"id": group_anchor(kafka, intended)}),
+        element("h2", text(label), {"id": group_anchor(kafka, intended)}) + anchors + same,
         f"<p>{text(describe_spec(spec))}</p>",
         "<ul>" + "".join(_status_line(case) for case in cases) + "</ul>",
     ]
@@ -298,18 +327,27 @@ def render_scenario_page(scenario: str, cases: Sequence[Case], *, banner: str = 
         f"<p>{text(', '.join(joins))} join; from {text(', '.join(sources) or 'an unknown source')}</p>",
         LEGEND,
     ]
-    folded = []
+    merged: dict[tuple[bool, str], list[tuple[str, bool]]] = {}
     for key in order:
-        section = _group_section(key[0], key[1], sorted(groups[key], key=_variant_order))
+        block = _same_block(sorted(groups[key], key=_variant_order))
+        merged.setdefault((key[1], block), []).append(key)
+    folded = []
+    unchecked = 0
+    for keys in merged.values():
+        key = keys[0]
+        also = [
+            (kafka, next((c.get("era") for c in groups[(kafka, i)] if c.get("era")), None))
+            for kafka, i in keys[1:]
+        ]
+        section = _group_section(key[0], key[1], sorted(groups[key], key=_variant_order), also)
         statuses = {case.get("status") for case in groups[key]}
         if statuses <= _UNCHECKED:
             folded.append(section)
+            unchecked += len(keys)
         else:
             body.append(section)
     if folded:
-        summary = (
-            f"<summary>{len(folded)} Kafka versions not checked (not claimed or not applicable)</summary>"
-        )
+        summary = f"<summary>{unchecked} Kafka versions not checked (not claimed or not applicable)</summary>"
         body.append(element("details", summary + "\n".join(folded)))
     body.append(_about(cases))
     return page(f"{scenario} \u2014 kjoin report", "\n".join(part for part in body if part), banner=banner)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from kjoin.conformance.documents.results import write_json_atomically
 from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.oracle.records import Output
 from kjoin.reports import render_report, write_report
-from kjoin.reports.scenario_page import scenario_file
+from kjoin.reports.scenario_page import group_anchor, scenario_file
 from support.html_pages import cells, diff_rows, td
 from support.report_documents import (
     FakeCandidate,
@@ -299,3 +300,20 @@ def test_report_command_reports_a_journal_left_by_a_killed_run(
     assert "the run is incomplete" in err.getvalue()
     index = (tmp_path / "r" / "index.html").read_text()
     assert "<b>Incomplete run:</b>" in index and "of 2</p>" in index
+
+
+def test_identical_blocks_of_several_releases_are_shown_once_with_the_releases_listed() -> None:
+    # the same answer (an eager A - null) for a left join run as 3.8, 3.9 and 4.0, where Kafka emits the
+    # same: one block; run as 3.7 (another answer), a block of its own
+    base = make_case("ss-same", ROWS)
+    wrong = [Output("k", ("A", None), 1, 0), Output("k", ("A", "a"), 4, 1)]
+    outcomes = [outcome_of(retargeted(base, v), with_outputs(base, wrong)) for v in ("3.8", "3.9", "4.0")]
+    other = retargeted(base, "3.7")
+    outcomes.append(outcome_of(other, with_outputs(other, [Output("k", ("A", "a"), 4, 1)])))
+    page = render_report(document_of(outcomes))[scenario_file("ss-same")]
+    headings = re.findall(r"<h2[^>]*>(as Kafka [^<]*)</h2>", page)
+    assert headings == ["as Kafka 4.0, 3.9, 3.8 (eras 4.0.0, 3.8)", "as Kafka 3.7 (era 3.7)"]
+    assert "The same for these 3 releases" in page
+    assert page.count("<h4>Divergences of left") == 2  # the merged block once, 3.7's block once
+    for version in ("3.8", "3.9", "4.0", "3.7"):  # every release keeps its anchor (the index links to it)
+        assert f'id="{group_anchor(version, False)}"' in page

@@ -77,8 +77,51 @@ def test_an_output_no_commit_points_explain_is_reported_with_its_evidence() -> N
     assert "no commit points make Kafka emit k2: B - b @3" in page
 
 
+MICRO_BATCH = [
+    ("left", "k1", "A", 1),
+    ("right", "k1", "a", 2),
+    ("left", "k1", "B", 3),
+    ("left", "k1", "C", 4),
+    ("right", "k2", "x", 5),
+    ("left", "k2", "X", 6),
+]
+
+
 def test_table_segments_come_from_the_oracle_with_caches_and_no_commit_points_of_the_scenario() -> None:
-    case = make_case("tt-small", ROWS, join="table-table", variant="inner")
-    records = tuple(replace(record, commit=True) for record in case.records)
+    case = make_case("tt-micro-batch", MICRO_BATCH, join="table-table", variant="inner")
+    records = tuple(replace(record, commit=True) for record in case.records)  # the scenario's own: ignored
     segments = kafka_segments(case.spec, records, behaviour_for("3.9"))
-    assert (segments.inputs, segments.merge_repeats) == (4, True)
+    assert (segments.inputs, segments.merge_repeats) == (6, True)
+    c_a = ("k1", ("C", "a"), 4)
+    assert [o[:3] for o in segments.segment(2, 4)] == [c_a]  # B merged into C: one flush of k1
+    assert [o[:3] for o in segments.segment(1, 4)] == [c_a, c_a]  # k1 dirty in both tables: flushed twice
+    assert [o[:3] for o in segments.segment(4, 5)] == []  # right k2 with no left value: nothing to join
+
+
+def test_a_micro_batch_port_passes_and_the_uncached_changelog_fails_where_a_cache_merges() -> None:
+    case = make_case("tt-micro-batch", MICRO_BATCH, join="table-table", variant="inner")
+    port = [Output("k1", ("A", "a"), 2, -1), Output("k1", ("C", "a"), 4, -1), Output("k2", ("X", "x"), 6, -1)]
+    found = outcome_of(case, with_outputs(case, port, causes=False), mode="commit-points")
+    assert (found.status, found.verdict and found.verdict.commit_points) == ("pass", (1, 5))
+    changelog = outcome_of(case, with_outputs(case, port, causes=False), mode="multiset")
+    assert changelog.verdict is not None  # Kafka's changelog without a cache also has k1: B - a @3
+    assert [(d.kind, d.expected and d.expected[:3]) for d in changelog.verdict.divergences] == [
+        ("missing-output", ("k1", ("B", "a"), 3))
+    ]
+
+
+def test_a_delete_of_an_absent_key_is_an_output_no_commit_points_explain() -> None:
+    """Without a cache Kafka emits a tombstone for a delete of an absent left key while the right side has
+    a value (TT-4); every cache flush skips that delete (PR-6), whatever the commit points."""
+    case = make_case("tt-delete", [("right", "k", "a", 1), ("left", "k", None, 2)], join="table-table",
+                     variant="inner")  # fmt: skip
+    uncached = run(case.spec, case.records, behaviour_for("3.9"))
+    assert [o[:3] for o in uncached] == [("k", None, 2)]
+    found = outcome_of(case, with_outputs(case, uncached, causes=False), mode="commit-points")
+    assert found.status == "fail" and found.verdict is not None
+    [divergence] = found.verdict.divergences
+    assert (divergence.kind, divergence.actual, divergence.expected) == (
+        "unexplained-output",
+        uncached[0]._replace(cause=-1),
+        None,
+    )

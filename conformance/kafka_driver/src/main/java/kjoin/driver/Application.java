@@ -192,7 +192,7 @@ public final class Application {
      * How often a scenario is tried before its error line is the answer: a loaded machine can time out a
      * produce request or a run; each attempt starts afresh (new topics, a new application id).
      */
-    static final int ATTEMPTS = 2;
+    static final int ATTEMPTS = 3;
 
     /** One run of a scenario from scratch; {@link Failure} when the broker or the application failed. */
     private String attempt(final Scenario sc, final String at) throws Failure {
@@ -282,6 +282,10 @@ public final class Application {
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        // a produce request that is never sent (seen on a loaded broker right after the topics were created)
+        // fails within 30 s instead of 120, and the scenario is tried again from scratch
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 

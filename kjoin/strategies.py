@@ -22,6 +22,7 @@ except ModuleNotFoundError as missing:  # a bare install (tests/test_public_api.
 from kjoin.oracle.behaviour import DAY_MS, Behaviour
 from kjoin.oracle.records import (
     JOIN_KINDS,
+    OPTIMIZATIONS,
     SIDES,
     STORE_KINDS,
     VARIANTS,
@@ -41,6 +42,7 @@ from kjoin.oracle.window_store import segment_interval
 
 __all__ = [
     "JOIN_VARIANTS",
+    "as_self_joins",
     "emission_pass_scenarios",
     "histories",
     "join_histories",
@@ -750,5 +752,26 @@ def with_production_settings(
             wall += step
             timed.append(replace(record, wall_clock=wall if step else None))
         return replace(spec, settings=settings), tuple(timed)
+
+    return _scenario()
+
+
+def as_self_joins(
+    scenarios: st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]],
+) -> st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]]:
+    """Stream-stream ``scenarios`` as self-joins (docs/semantics/self-join.md): the one stream joined with
+    itself, every record a left record (the right ones relabelled, in place), and ``topology.optimization``
+    ``none`` or ``all`` (the rewrite of 3.4+). Shrinks towards ``none``."""
+
+    @st.composite
+    def _scenario(draw: st.DrawFn) -> tuple[JoinSpec, tuple[Record, ...]]:
+        spec, records = draw(scenarios)
+        if spec.join != "stream-stream":
+            raise InvalidArgument(f"a self-join is a stream-stream join, not {spec.join!r}")
+        optimization = draw(st.sampled_from(OPTIMIZATIONS))
+        relabelled = tuple(
+            record if record.side == "left" else replace(record, side="left") for record in records
+        )
+        return replace(spec, self_join=True, optimization=optimization), relabelled
 
     return _scenario()

@@ -1,7 +1,7 @@
 """``kjoin verify --kafka V``: the oracle against real Kafka Streams V on generated scenarios.
 
     kjoin verify --kafka V [--examples N] [--seed S] [--join KIND ...] [--profile ci|deep] [--shrink N]
-                 [--save DIR] [--production]
+                 [--save DIR] [--production] [--self-joins]
     kjoin verify --kafka V --scenarios PATH [PATH ...]   # your own scenarios instead of generated ones
     kjoin verify --kafka V --application [--partitions N] [--cache on|off|both] [--examples N] [--seed S]
 
@@ -34,7 +34,7 @@ from kjoin.conformance.cli.common import (
 )
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
 from kjoin.oracle.behaviour import era_of, release_of, version_problem
-from kjoin.oracle.records import JOIN_KINDS
+from kjoin.oracle.records import JOIN_KINDS, JoinSpec
 
 if TYPE_CHECKING:
     from kjoin.conformance.kafka.verify import VerifyReport
@@ -103,6 +103,12 @@ def add_command(commands: Any) -> None:
         help="with --application: the record cache of drawn scenarios (10 MiB), on, off, or on for every "
         "other one (default)",
     )
+    command.add_argument(
+        "--self-joins",
+        action="store_true",
+        help="draw self-joins instead: one stream joined with itself, topology.optimization none and all "
+        "(docs/semantics/self-join.md)",
+    )
     command.set_defaults(handler=_verify)
 
 
@@ -115,6 +121,8 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
     problem = version_problem(release)
     if problem is not None:
         raise UsageError(f"verify: --kafka: {args.kafka!r} {problem}")
+    if args.application and args.self_joins:
+        raise UsageError("verify: --self-joins runs on the test driver only; leave out --application")
     if args.application:
         from kjoin.conformance.cli.verify_application import verify_application_command
 
@@ -151,6 +159,7 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
                     progress=say,
                     counted=answered.update,
                     production=args.production,
+                    self_joins=args.self_joins,
                 )
         except MavenError as error:  # DriverError, or Java or Maven missing
             raise UsageError(f"verify: {error}") from error
@@ -181,7 +190,9 @@ def render_report(report: VerifyReport) -> str:
     ]
     counts: dict[tuple[str, str], Counter[str]] = {}
     for outcome in report.outcomes:
-        counts.setdefault((outcome.case.join, outcome.case.variant), Counter())[outcome.status] += 1
+        counts.setdefault((_join_label(outcome.case.spec), outcome.case.variant), Counter())[
+            outcome.status
+        ] += 1
     rows = [
         [join, variant, sum(c.values()), c["pass"], c["fail"], c["not-applicable"]]
         for (join, variant), c in counts.items()
@@ -206,6 +217,11 @@ def render_report(report: VerifyReport) -> str:
             render_outcome(item.minimal),
         ]
     return "\n".join(lines) + "\n"
+
+
+def _join_label(spec: JoinSpec) -> str:
+    """The join kind as the report's table shows it: a self-join with its optimization."""
+    return f"self-join, optimization {spec.optimization}" if spec.self_join else spec.join
 
 
 def _say(streams: Streams, text: str) -> None:

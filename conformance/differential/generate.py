@@ -36,7 +36,7 @@ from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.protocol import Claim
 from kjoin.oracle.behaviour import Behaviour, behaviour_for, version_problem
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, JoinKind, JoinSpec, Record, Variant
-from kjoin.strategies import JOIN_VARIANTS, join_scenarios, with_production_settings
+from kjoin.strategies import JOIN_VARIANTS, as_self_joins, join_scenarios, with_production_settings
 
 __all__ = [
     "JOIN_ABBREVIATIONS",
@@ -151,13 +151,15 @@ def generate_cases(
     examples: int | None = None,
     intended: bool = False,
     production: bool = False,
+    self_join: bool = False,
 ) -> Generated:
     """``examples`` (default: the profile's) scenarios of ``join`` that ``claim`` covers, run as Kafka
     ``kafka``. Duplicates and scenarios the oracle refuses (that Kafka has no such join, or fails on the
     input) are dropped. Ids read ``fuzz-<ss|st|tt|fk>-<seed>-<n>``. Results are cached per arguments (they
     are immutable and deterministic), so candidates claiming the same joins share one drawing. With
     ``production`` the scenarios also draw production settings and wall clocks
-    (``strategies.with_production_settings``)."""
+    (``strategies.with_production_settings``). With ``self_join`` (stream-stream only) they are self-joins
+    (``strategies.as_self_joins``: one stream, optimization ``none`` or ``all``), ids ``fuzz-sj-...``."""
     if join not in JOIN_KINDS:
         raise ValueError(f"join={join!r} must be one of {', '.join(JOIN_KINDS)}")
     problem = version_problem(kafka)
@@ -179,6 +181,11 @@ def generate_cases(
         versioned=claim.versioned,
         stream_table_grace=claim.stream_table_grace,
     )
+    if self_join:
+        if join != "stream-stream":
+            raise ValueError(f"self_join: a self-join is a stream-stream join, not {join!r}")
+        strategy = as_self_joins(strategy)
+        label = f"kjoin.strategies.as_self_joins({label})"
     if production:
         strategy = with_production_settings(strategy, behaviour)
         label = f"kjoin.strategies.with_production_settings({label}, behaviour_for({kafka!r}))"
@@ -189,7 +196,7 @@ def generate_cases(
         if (spec, records) in seen:
             continue
         seen.add((spec, records))
-        scenario = f"fuzz-{JOIN_ABBREVIATIONS[join]}-{seed}-{len(cases):04d}"
+        scenario = f"fuzz-{'sj' if self_join else JOIN_ABBREVIATIONS[join]}-{seed}-{len(cases):04d}"
         case = Case(
             id=case_id(scenario, spec.variant, kafka, intended),
             scenario=scenario,

@@ -134,11 +134,14 @@ def verify(
     progress: Callable[[str], None] | None = None,
     counted: Counted | None = None,
     production: bool = False,
+    self_joins: bool = False,
 ) -> VerifyReport:
     """Draw scenarios for every join kind (``joins`` narrows them), run them through Kafka Streams ``version``
     (a release; ``4.3`` means its newest patch) and through the oracle as that release, and shrink the
     disagreements (at most ``shrink_failures``, default the profile's). With ``production`` the scenarios
-    carry production-like settings and wall clocks (``strategies.with_production_settings``)."""
+    carry production-like settings and wall clocks (``strategies.with_production_settings``). With
+    ``self_joins`` they are stream-stream self-joins instead, optimization ``none`` and ``all``
+    (``strategies.as_self_joins``, docs/semantics/self-join.md)."""
     started = time.perf_counter()
     release = release_of(version)
     _announce_build(release, progress)
@@ -147,6 +150,8 @@ def verify(
     if progress is not None:
         progress(f"drawing scenarios (profile {profile.name}, seed {chosen_seed})")
     wanted = [join for join in JOIN_KINDS if joins is None or join in joins]
+    if self_joins:
+        wanted = ["stream-stream"]
     generated = tuple(
         generate_cases(
             join,
@@ -156,6 +161,7 @@ def verify(
             claim=EVERYTHING,
             examples=examples,
             production=production,
+            self_join=self_joins,
         )
         for join in wanted
     )

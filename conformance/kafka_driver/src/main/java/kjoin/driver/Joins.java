@@ -3,6 +3,7 @@ package kjoin.driver;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Properties;
 import java.util.function.Function;
 
 import org.apache.kafka.common.serialization.Serde;
@@ -107,8 +108,12 @@ final class Joins {
         return kind;
     }
 
-    /** The topology, or {@link Compat.Unsupported} / {@link Scenario.BadInput} if Kafka cannot express it. */
-    Topology build() throws Compat.Unsupported, Scenario.BadInput {
+    /**
+     * The topology, or {@link Compat.Unsupported} / {@link Scenario.BadInput} if Kafka cannot express it. It is
+     * built with the application's configuration {@code props}, so {@code topology.optimization} applies (the
+     * self-join rewrite of 3.4+ happens here, docs/semantics/self-join.md).
+     */
+    Topology build(final Properties props) throws Compat.Unsupported, Scenario.BadInput {
         final StreamsBuilder builder = new StreamsBuilder();
         switch (sc.join) {
             case "stream-stream":
@@ -123,7 +128,7 @@ final class Joins {
             default:
                 foreignKey(builder);
         }
-        return builder.build();
+        return builder.build(props);
     }
 
     private Produced<Object, String> produced() {
@@ -192,7 +197,8 @@ final class Joins {
                            .withOtherStoreSupplier(inMemoryJoinStore("right-join-store", windows));
         }
         final KStream<Object, String> left = stream(builder, LEFT, leftKeys);
-        final KStream<Object, String> right = stream(builder, RIGHT, rightKeys);
+        // a self-join joins the one stream object with itself, s.join(s): the shape the optimizer rewrites
+        final KStream<Object, String> right = sc.selfJoin ? left : stream(builder, RIGHT, rightKeys);
         final KStream<Object, String> result;
         switch (sc.variant) {
             case "inner":

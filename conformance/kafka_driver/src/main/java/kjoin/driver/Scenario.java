@@ -76,6 +76,7 @@ final class Scenario {
     static final List<String> VARIANTS = Arrays.asList("inner", "left", "outer");
     static final List<String> STORES = Arrays.asList("rocksdb", "memory");
     static final List<String> EXTRACTORS = Arrays.asList("colon-prefix", "pipe-suffix");
+    static final List<String> OPTIMIZATIONS = Arrays.asList("none", "all");
 
     final String id;
     final String kafka;
@@ -95,6 +96,10 @@ final class Scenario {
     final boolean versionedRight;
     final long historyMs;
     final Settings settings;
+    /** {@code self}: the one input stream (topic {@code left}) joined with itself (docs/semantics/self-join.md). */
+    final boolean selfJoin;
+    /** {@code optimization}: the application's {@code topology.optimization}, "none" (default) or "all". */
+    final String optimization;
     final List<Rec> records;
 
     private Scenario(final Map<String, Object> obj, final String where) throws BadInput {
@@ -144,6 +149,12 @@ final class Scenario {
         }
 
         settings = settings(obj.get("settings"), at + ".settings");
+        selfJoin = bool(obj, "self", at);
+        optimization = choice(obj, "optimization", OPTIMIZATIONS, at, "none");
+        if (!join.equals("stream-stream") && (selfJoin || obj.get("optimization") != null)) {
+            throw new BadInput(at + "." + (selfJoin ? "self" : "optimization")
+                               + ": only a stream-stream join takes it");
+        }
 
         final Object raw = obj.get("records");
         if (!(raw instanceof List)) {
@@ -154,6 +165,10 @@ final class Scenario {
         int i = 0;
         for (final Object item : (List<?>) raw) {
             final Rec rec = record(item, at + ".records[" + i + "]", wallClock);
+            if (selfJoin && !rec.left) {
+                throw new BadInput(at + ".records[" + i + "].side: a self-join has one input stream, "
+                                   + "every record is a left record");
+            }
             recs.add(rec);
             wallClock = rec.wallClock;
             i++;

@@ -50,6 +50,7 @@ Feature = Literal[
     "fk-hash-check",
     "emit-throttle",
     "record-cache",
+    "self-join",
 ]
 FEATURES: Mapping[Feature, str] = MappingProxyType(
     {
@@ -79,6 +80,7 @@ FEATURES: Mapping[Feature, str] = MappingProxyType(
         "fk-hash-check": "a foreign-key response is dropped when the left row changed since (KIP-213 hash)",
         "emit-throttle": "the wall-clock emit throttle of spurious-free stream-stream joins (spec PR-2)",
         "record-cache": "KTable record caches, flushed at commits (spec PR-5, PR-6, PR-7)",
+        "self-join": "a stream joined with itself, with or without the 3.4+ single-store rewrite (spec SJ-1)",
     }
 )
 """The closed feature vocabulary: a scenario's ``features`` must come from here."""

@@ -281,3 +281,18 @@ def test_no_bundled_candidate_claims_self_joins(tmp_path: Path, name: str) -> No
     assert unclaimed_because(claim, case) == "not claimed: self-joins (a stream joined with itself)"
     claimed = replace(claim, self_joins=True, variants=frozenset({"left"}), kafka=("3.9",))
     assert unclaimed_because(claimed, case) is None
+
+
+def test_generated_self_joins_have_one_stream_and_both_optimizations() -> None:
+    from kjoin.conformance.differential.generate import generate_cases
+    from kjoin.conformance.differential.profiles import PROFILES
+    from kjoin.conformance.kafka.verify import EVERYTHING
+
+    drawn = generate_cases(
+        "stream-stream", "3.9", profile=PROFILES["ci"], seed=7, claim=EVERYTHING, examples=40, self_join=True
+    )
+    assert len(drawn.cases) > 20
+    assert all(case.spec.self_join and case.scenario.startswith("fuzz-sj-") for case in drawn.cases)
+    assert all(record.side == "left" for case in drawn.cases for record in case.records)
+    assert {case.spec.optimization for case in drawn.cases} == {"none", "all"}
+    assert {case.spec.variant for case in drawn.cases} == {"inner", "left", "outer"}

@@ -167,6 +167,13 @@ class Behaviour:
     tombstone of an absent key. The oracle models caches only where this is on; before 2.2 a flush forwards
     every dirty entry. Only ``Settings.cache_max_bytes`` above 0 makes it matter. spec PR-6."""
 
+    thread_cache_size_is_a_running_total: bool
+    """3.4 (KAFKA-14415 "Faster ThreadCache"): the thread's record cache keeps its size as a running total
+    that an operation on one store's cache updates when the operation returns, so an eviction's flush, and
+    the reads and writes it causes in other stores' caches, still count the evicted entries; before, the size
+    is the sum of the stores' caches when it is read. Only a cache that fills up between commits
+    (``Settings.commit_interval_ms`` above 0) makes it matter. spec PR-9."""
+
     # --- versioned stores -------------------------------------------------------------------------
     has_versioned_stores: bool
     """KIP-889/KIP-914 (3.5): tables can be materialized in versioned stores; joins then use timestamped
@@ -238,6 +245,7 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         null_key_fails_table_join=True,
         table_join_ts_is_max_of_inputs=False,
         record_cache_skips_deletes_of_absent_keys=False,
+        thread_cache_size_is_a_running_total=False,
         has_versioned_stores=False,
         has_foreign_key_join=False,
         fk_left_join_keeps_null_foreign_keys=False,
@@ -268,7 +276,11 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
     v30 = replace(v251, era="3.0", legacy_join_grace_is_set_by_of=True)
     v31 = replace(v30, era="3.1", has_spurious_free_outer_joins=True)
     v34 = replace(
-        v31, era="3.4", rocksdb_window_expiry_is_exact=True, self_join_is_rewritten_by_optimization=True
+        v31,
+        era="3.4",
+        rocksdb_window_expiry_is_exact=True,
+        self_join_is_rewritten_by_optimization=True,
+        thread_cache_size_is_a_running_total=True,
     )
     v35 = replace(
         v34, era="3.5", has_versioned_stores=True, outer_join_emit_throttle_resyncs_to_wall_clock=True
@@ -462,6 +474,7 @@ FLAG_JOINS: dict[str, frozenset[str]] = {
     "null_key_fails_table_join": frozenset({_TT}),
     "table_join_ts_is_max_of_inputs": frozenset({_TT}),
     "record_cache_skips_deletes_of_absent_keys": frozenset({_TT, _FK}),
+    "thread_cache_size_is_a_running_total": frozenset({_TT}),
     "has_versioned_stores": frozenset({_ST, _TT, _FK}),
     "has_foreign_key_join": frozenset({_FK}),
     "fk_left_join_keeps_null_foreign_keys": frozenset({_FK}),
@@ -514,7 +527,11 @@ READ_ONLY_WHERE: dict[str, tuple[str, bool]] = {
 
 
 PRODUCTION_FLAGS: frozenset[str] = frozenset(
-    {"outer_join_emit_throttle_resyncs_to_wall_clock", "record_cache_skips_deletes_of_absent_keys"}
+    {
+        "outer_join_emit_throttle_resyncs_to_wall_clock",
+        "record_cache_skips_deletes_of_absent_keys",
+        "thread_cache_size_is_a_running_total",
+    }
 )
 """Flags only production settings (``records.Settings``: a record cache, a commit interval, an emit
 throttle) make decisive: under the test driver's settings no input can tell their two values apart."""

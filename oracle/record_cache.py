@@ -13,21 +13,25 @@ cache and see the newest value, flushed or not (``CachedTable.get``).
 driver); otherwise after a record with ``commit``, after a record processed more than the interval (wall
 clock) after the last commit, and once more when the application closes (spec PR-8).
 
+The cached tables of a join share the stream thread's cache (``oracle.thread_cache``): when a write leaves it
+over its size, the written table's cache evicts least recently used entries, and evicting a dirty one flushes
+that table's dirty entries at once (spec PR-9).
+
 Stream-table joins read the table through the cache and forward only from the stream, so the cache changes
-nothing there; stream-stream join stores are never cached. Eviction (a cache over its size) is not modelled
-yet: a run under a commit interval is refused when its cache could outgrow the size (spec PR-9).
+nothing there; stream-stream join stores are never cached.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 
 from kjoin.oracle.behaviour import Behaviour
 from kjoin.oracle.errors import UnmodelledSettingsError
 from kjoin.oracle.records import JoinSpec, Key, Record, Value
+from kjoin.oracle.thread_cache import Entry, ThreadCache, entry_size
 from kjoin.oracle.versioned import PlainTable
 
-__all__ = ["CacheBound", "CachedTable", "CommitPoints", "cached_sources", "commit_points"]
+__all__ = ["CachedTable", "CommitPoints", "cached_sources", "commit_points"]
 
 
 def cached_sources(spec: JoinSpec, behaviour: Behaviour) -> tuple[bool, bool]:
@@ -54,108 +58,86 @@ def cached_sources(spec: JoinSpec, behaviour: Behaviour) -> tuple[bool, bool]:
     return left, right
 
 
-_ENTRY_OVERHEAD = 45
-"""Bytes ``NamedCache`` counts for an entry besides its key, its value and its topic's name: 24 for the LRU
-node's references, 1 for the dirty flag, 8 + 8 + 4 for the record context's timestamp, offset and partition
-(``LRUNode#size``, ``LRUCacheEntry``, ``ProcessorRecordContext#residentMemorySizeEstimate``, 2.4.1 to
-trunk@1eb7644; spec PR-9)."""
-
-_TIMESTAMP_BYTES = 8
-"""The timestamp a timestamped store's value carries in front of the value (``ValueAndTimestamp``)."""
-
-_LONGEST_TOPIC = len("right")
-"""The longest input topic name (``left``, ``right``): a cache entry counts its topic's name."""
-
-
-class CacheBound:
-    """An upper bound of the bytes a thread's record cache holds, grown as keys and values appear, for runs
-    whose commits leave entries dirty across records (spec PR-9). Eviction is not modelled: when the bound
-    passes ``statestore.cache.max.bytes`` the run is refused, since an evicted dirty entry would flush early.
-
-    Per cached store the bound counts every key the store was written or read with (a read of a key the store
-    below holds puts a clean entry in the cache) at its largest serialized size (a string's UTF-8, or the
-    8 bytes of a long), each with the store's largest value, its timestamp and the entry overhead."""
-
-    __slots__ = ("_bytes", "_keys", "_limit", "_longest_value")
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._bytes = 0
-        self._keys: dict[int, set[Key]] = {}
-        self._longest_value: dict[int, int] = {}
-
-    def count(self, store: object, key: Key, value: Value) -> None:
-        """Count ``key`` (and ``value``, if written) in ``store``'s cache; raise once the bound passes the
-        cache's size."""
-        name = id(store)
-        keys = self._keys.setdefault(name, set())
-        longest = self._longest_value.get(name, 0)
-        size = 0 if value is None else len(value.encode())
-        if size > longest:
-            self._bytes += (size - longest) * len(keys)
-            self._longest_value[name] = longest = size
-        if key not in keys:
-            keys.add(key)
-            key_size = max(len(str(key).encode()), 8)
-            self._bytes += key_size + _TIMESTAMP_BYTES + longest + _LONGEST_TOPIC + _ENTRY_OVERHEAD
-        if self._bytes > self._limit:
-            raise UnmodelledSettingsError(
-                f"the record cache ({self._limit} bytes) may fill up under commit.interval.ms > 0 (up to "
-                f"{self._bytes} bytes by Kafka's accounting): eviction, which flushes a store's dirty "
-                "entries early, is not modelled (spec PR-9)"
-            )
-
-
 class CachedTable:
-    """A non-versioned source table behind its record cache: ``store`` is the table below the cache,
-    ``dirty`` the entries written since the last flush, in the order their keys were last written.
-    ``bound`` counts what the cache may hold (None: the size cannot matter, every record commits)."""
+    """A non-versioned source table behind its record cache (``CachingKeyValueStore`` over the store
+    below, ``store``): writes go to the cache, reads read through it, and a flush of the cache writes each
+    dirty entry to ``store`` and hands what it forwards, ``(key, new, old, ts)``, to ``forward`` (PR-6)."""
 
-    __slots__ = ("bound", "dirty", "store")
+    __slots__ = ("_cache", "_forward", "_key_kind", "_refuses_mixed_keys", "_thread", "_topic", "store")
 
-    def __init__(self, bound: CacheBound | None) -> None:
+    def __init__(
+        self,
+        thread: ThreadCache,
+        topic: str,
+        forward: Callable[[Key, Value, Value, int], None],
+        *,
+        exact_sizes: bool,
+    ) -> None:
         self.store = PlainTable()
-        self.dirty: dict[Key, tuple[Value, int]] = {}
-        self.bound = bound
+        self._thread = thread
+        self._topic = topic
+        self._forward = forward
+        self._cache = thread.named(self._put_and_maybe_forward)
+        self._key_kind: type | None = None
+        self._refuses_mixed_keys = exact_sizes
+        """Under a commit interval the size decides when entries are evicted: a key's size must be known."""
 
     def update(self, key: Key, value: Value, ts: int) -> None:
-        """``KTableSource`` with caching: the update replaces the key's dirty entry, whose key moves to the
-        end of the flush order (``NamedCache#put`` removes and re-adds a dirty key); nothing is forwarded."""
-        if self.bound is not None:
-            self.bound.count(self, key, value)
-        dirty = self.dirty
-        dirty.pop(key, None)
-        dirty[key] = (value, ts)
+        """``KTableSource`` with caching: read the old value (through the cache), then write the update as the
+        key's dirty entry; nothing is forwarded but what an eviction flushes (spec PR-5, PR-9)."""
+        self.get(key)
+        size = entry_size(self._key_bytes(key), value, self._topic)
+        self._thread.put(self._cache, key, Entry(value, ts, True, size))
 
     def get(self, key: Key) -> tuple[str, int] | None:
-        """The newest ``(value, ts)`` of ``key``, dirty or flushed (a dirty delete reads as absent)."""
-        if self.bound is not None:
-            self.bound.count(self, key, None)
-        dirty = self.dirty
-        if key not in dirty:
-            return self.store.get(key)
-        value, ts = dirty[key]
-        return None if value is None else (value, ts)
+        """The newest ``(value, ts)`` of ``key``, dirty or flushed (a dirty delete reads as absent); a key
+        the cache does not hold is read from the store below and, if found there, cached clean (with no
+        topic), which may evict (``CachingKeyValueStore#getInternal``)."""
+        entry = self._thread.get(self._cache, key)
+        if entry is not None:
+            return None if entry.value is None else (entry.value, entry.ts)
+        below = self.store.get(key)
+        if below is not None:
+            size = entry_size(self._key_bytes(key), below[0], "")
+            self._thread.put(self._cache, key, Entry(below[0], below[1], False, size))
+        return below
 
-    def flush(self) -> Iterator[tuple[Key, Value, Value, int]]:
-        """Flush every dirty entry in order: write it to the store below and yield what the cache forwards,
-        ``(key, new, old, ts)`` with ``old`` the value the store below held; a delete of a key the store
-        below does not hold is skipped (spec PR-6). The dirty set is emptied before the first entry is
-        forwarded, as ``NamedCache#flush`` does (a forward may read this table again)."""
-        entries, self.dirty = self.dirty, {}
+    def flush(self) -> None:
+        """Flush the dirty entries (a commit, spec PR-8)."""
+        self._thread.flush(self._cache)
+
+    def _put_and_maybe_forward(self, flushed: list[tuple[Key, Entry]]) -> None:
+        """Each flushed entry in order: a delete of a key the store below does not hold is skipped, anything
+        else is written to the store below and forwarded with the value it held (spec PR-6)."""
         store = self.store
-        for key, (new, ts) in entries.items():
+        for key, entry in flushed:
             old = store.get(key)
-            if new is None and old is None:
+            if entry.value is None and old is None:
                 continue
-            store.update(key, new, ts)
-            yield key, new, None if old is None else old[0], ts
+            store.update(key, entry.value, entry.ts)
+            self._forward(key, entry.value, None if old is None else old[0], entry.ts)
+
+    def _key_bytes(self, key: Key) -> int:
+        """The serialized key's size in the project's Kafka drivers: a string's UTF-8 bytes, or 8 for an
+        integer (a long, as every key of the topic is one; a table with both kinds is refused when the size
+        matters, spec PR-9)."""
+        kind = type(key)
+        if self._key_kind is None:
+            self._key_kind = kind
+        elif kind is not self._key_kind and self._refuses_mixed_keys:
+            raise UnmodelledSettingsError(
+                f"the cached table {self._topic!r} has both string and integer keys under a commit interval: "
+                "the size of a serialized key, which decides evictions, depends on the driver's serde "
+                "(spec PR-9)"
+            )
+        return len(key.encode()) if isinstance(key, str) else 8
 
     def snapshot(self) -> dict[str, object]:
-        """The store below and the dirty entries, in flush order."""
+        """The store below and the dirty entries ``[key, value, ts]``, in flush order."""
+        entries = self._cache.entries
         return {
             "store": self.store.snapshot(),
-            "dirty": [[key, value, ts] for key, (value, ts) in self.dirty.items()],
+            "dirty": [[key, entries[key].value, entries[key].ts] for key in self._cache.dirty],
         }
 
 

@@ -26,8 +26,9 @@ from enum import Enum
 
 from kjoin.oracle.behaviour import Behaviour
 from kjoin.oracle.errors import UnsupportedJoinError
-from kjoin.oracle.record_cache import CacheBound, CachedTable, cached_sources
+from kjoin.oracle.record_cache import CachedTable, cached_sources
 from kjoin.oracle.records import JoinSpec, Key, Output, Record, Side, Value, Variant, new_output
+from kjoin.oracle.thread_cache import ThreadCache
 from kjoin.oracle.versioned import PlainTable, VersionedTable, table_for
 
 __all__ = ["TableTableJoin"]
@@ -68,37 +69,43 @@ class _Processor:
 class TableTableJoin:
     """Two KTables joined on their keys; ``spec.variant`` is inner, left or outer (module docstring)."""
 
-    __slots__ = ("_cached", "_null_key_fails", "_processors", "_ts_is_max")
+    __slots__ = ("_cached", "_index", "_null_key_fails", "_outputs", "_processors", "_ts_is_max")
 
     def __init__(self, spec: JoinSpec, behaviour: Behaviour) -> None:
         versioning = spec.versioned
         history_ms = versioning.history_ms if versioning is not None else 0
-        left_cached, right_cached = cached_sources(spec, behaviour)
-        settings = spec.settings
-        bound = CacheBound(settings.cache_max_bytes) if settings.commit_interval_ms > 0 else None
-        left: _Table = (
-            CachedTable(bound)
-            if left_cached
-            else table_for(versioning is not None and versioning.left, history_ms)
+        cached = dict(zip(("left", "right"), cached_sources(spec, behaviour), strict=True))
+        thread = ThreadCache(
+            spec.settings.cache_max_bytes, running_total=behaviour.thread_cache_size_is_a_running_total
         )
-        right: _Table = (
-            CachedTable(bound)
-            if right_cached
-            else table_for(versioning is not None and versioning.right, history_ms)
-        )
+        exact_sizes = spec.settings.commit_interval_ms > 0
+
+        def table(side: Side) -> _Table:
+            if cached[side]:
+                # The table's cache forwards to its side's processor (built below) when it flushes.
+                def forward(key: Key, new: Value, old: Value, ts: int) -> None:
+                    self._join(self._processors[side], key, new, old, ts)
+
+                return CachedTable(thread, side, forward, exact_sizes=exact_sizes)
+            return table_for(versioning is not None and versioning.of(side), history_ms)
+
+        left, right = table("left"), table("right")
         rules = _ALWAYS_FORWARD_RULES if behaviour.table_joins_forward_every_update else _KIP77_RULES
         self._processors: dict[Side, _Processor] = {
             "left": _Processor(left, right, rules[spec.variant, "left"]),
             "right": _Processor(right, left, rules[spec.variant, "right"]),
         }
-        self._cached = [p for p in self._processors.values() if p.cache is not None]
-        """The cached sides in flush order: the left table's store is registered first (spec PR-8)."""
+        self._cached = [p.cache for p in self._processors.values() if p.cache is not None]
+        """The cached tables in flush order: the left table's store is registered first (spec PR-8)."""
         self._null_key_fails = behaviour.null_key_fails_table_join
         self._ts_is_max = behaviour.table_join_ts_is_max_of_inputs
+        self._index = 0
+        self._outputs: list[Output] = []
+        """What the current record or commit has emitted so far, in emission order."""
 
     def process(self, index: int, record: Record) -> list[Output]:
         """Apply the update to its table, then run that side's join processor (spec TT-1); a cached side
-        only writes its cache (spec PR-5)."""
+        only writes its cache, which forwards what an eviction flushes (spec PR-5, PR-9)."""
         key, new, ts = record.key, record.value, record.ts
         if key is None:
             if self._null_key_fails:
@@ -106,32 +113,30 @@ class TableTableJoin:
                     "a null key fails KTable-KTable joins in Kafka 0.10.0/0.10.1 (spec TT-9)"
                 )
             return []
+        self._index, self._outputs = index, []
         processor = self._processors[record.side]
         if processor.cache is not None:
             processor.cache.update(key, new, ts)
-            return []
+            return self._outputs
         change = processor.own.update(key, new, ts)
         if change is None:
             return []
         old, is_latest = change
         if not is_latest and processor.drops_out_of_order:
             return []
-        return self._join(processor, index, key, new, old, ts)
+        self._join(processor, key, new, old, ts)
+        return self._outputs
 
     def commit(self, index: int) -> list[Output]:
         """Flush the caches, left then right; each flushed change runs its side's processor (spec PR-8)."""
-        outputs: list[Output] = []
-        for processor in self._cached:
-            assert processor.cache is not None
-            for key, new, old, ts in processor.cache.flush():
-                outputs.extend(self._join(processor, index, key, new, old, ts))
-        return outputs
+        self._index, self._outputs = index, []
+        for cache in self._cached:
+            cache.flush()
+        return self._outputs
 
-    def _join(
-        self, processor: _Processor, index: int, key: Key, new: Value, old: Value, ts: int
-    ) -> list[Output]:
-        """One side's join processor on ``Change(new, old)`` at ``ts``: look the key up in the other table and
-        forward what the rule decides (spec TT-1)."""
+    def _join(self, processor: _Processor, key: Key, new: Value, old: Value, ts: int) -> None:
+        """One side's join processor on ``Change(new, old)`` at ``ts``: look the key up in the other table (a
+        read through a cache may evict and emit first) and forward what the rule decides (spec TT-1)."""
         other = processor.other.get(key)
         if other is None:
             result = processor.rule(new, old, None)
@@ -139,9 +144,8 @@ class TableTableJoin:
             result = processor.rule(new, old, other[0])
             if self._ts_is_max and other[1] > ts:
                 ts = other[1]
-        if result is _NOTHING:
-            return []
-        return [new_output((key, result, ts, index))]
+        if result is not _NOTHING:
+            self._outputs.append(new_output((key, result, ts, self._index)))
 
     def snapshot(self) -> dict[str, object]:
         """Both tables' contents (versions and observed stream time for a versioned side, the store below and

@@ -238,8 +238,8 @@ def test_a_cache_never_changes_a_stream_table_join(version: str) -> None:
 @pytest.mark.parametrize("join", ["table-table", "fk"])
 def test_the_oracle_refuses_a_cache_it_does_not_model(join: str) -> None:
     """Spec PR-6, PR-8, PR-9: a foreign-key join's cache under a commit interval, a cache before 2.3, and a
-    cache that may fill up between commits are refused, not answered wrongly; a commit interval without a
-    cache changes nothing."""
+    table with keys whose serialized size the driver decides are refused, not answered wrongly; a commit
+    interval without a cache changes nothing."""
     spec = JoinSpec(join, "left")  # type: ignore[arg-type]
     records = [Record("left", "k1", "f1:A", 1), Record("right", "f1", None, 2)]
     if join == "fk":
@@ -248,12 +248,14 @@ def test_the_oracle_refuses_a_cache_it_does_not_model(join: str) -> None:
     else:  # foreign-key joins start at 2.4
         with pytest.raises(UnmodelledSettingsError, match=re.escape("from Kafka 2.3")):
             run(_with(spec, cache_max_bytes=CACHE), records, behaviour_for("2.1"))
-        # Two entries of at least 8 + 8 + 1 + 45 bytes each do not fit in 100 bytes; with a commit after
-        # every record the size does not matter (spec PR-7).
-        with pytest.raises(UnmodelledSettingsError, match="eviction"):
-            run(_with(spec, cache_max_bytes=100, commit_interval_ms=100), records, behaviour_for("3.9"))
-        small = run(_with(spec, cache_max_bytes=100), records, behaviour_for("3.9"))
-        assert small == run(_with(spec, cache_max_bytes=CACHE), records, behaviour_for("3.9"))
+        # Under a commit interval a key's serialized size decides evictions: a table with string and integer
+        # keys is refused (spec PR-9); with a commit after every record the size does not matter (PR-7).
+        mixed = [Record("left", "k1", "A", 1), Record("left", 2, "B", 2)]
+        with pytest.raises(UnmodelledSettingsError, match="both string and integer keys"):
+            run(_with(spec, cache_max_bytes=CACHE, commit_interval_ms=100), mixed, behaviour_for("3.9"))
+        assert run(_with(spec, cache_max_bytes=CACHE), mixed, behaviour_for("3.9")) == run(
+            spec, mixed, behaviour_for("3.9")
+        )
     no_cache = run(_with(spec, commit_interval_ms=100), records, behaviour_for("3.9"))
     assert no_cache == run(spec, records, behaviour_for("3.9"))
 
@@ -337,6 +339,70 @@ def test_a_commit_after_every_record_is_the_test_drivers_schedule(version: str) 
         every = [replace(r, commit=True) for r in records]
         produced = _with(spec, cache_max_bytes=CACHE, commit_interval_ms=30_000)
         assert run(produced, every, behaviour) == run(_with(spec, cache_max_bytes=CACHE), records, behaviour)
+
+
+ENTRY = 1 + 9 + 4 + 45
+"""A left entry of a one-letter key and value (PR-9): key 1, timestamp 8 + value 1, topic `left`, 45."""
+
+
+@pytest.mark.parametrize("version", CACHED_VERSIONS)
+def test_an_evicted_dirty_entry_flushes_its_store_at_once(version: str) -> None:
+    """Spec PR-9: two one-letter entries (2 x 59 bytes) fit in 120 bytes, a third does not. #2 evicts the
+    least recently used, a, which is dirty: the left store flushes a, then b and c, at #2. #3 reads b (now
+    clean, the newest) and writes B2 (60 bytes: 119 in all); the close flushes it."""
+    records = [
+        Record("left", "a", "A", 1),
+        Record("left", "b", "B", 2),
+        Record("left", "c", "C", 3),
+        Record("left", "b", "B2", 4),
+    ]
+    expected = [
+        _out("a", "A", None, 1, 2),
+        _out("b", "B", None, 2, 2),
+        _out("c", "C", None, 3, 2),
+        _out("b", "B2", None, 4, 3),
+    ]
+    spec = _with(JoinSpec("table-table", "left"), cache_max_bytes=2 * ENTRY + 2, commit_interval_ms=30_000)
+    assert run(spec, records, behaviour_for(version)) == expected
+
+
+@pytest.mark.parametrize("version", CACHED_VERSIONS)
+def test_eviction_takes_the_least_recently_used_entry_reads_included(version: str) -> None:
+    """Spec PR-9: after the commit at #1, a and b are clean; #2 reads and rewrites a (the newest now), so #3
+    evicts the clean b (nothing flushed) and #4 the dirty a, whose flush forwards a, then the other dirty
+    entries c and d (#4's own, written just before) at #4. #5 reads and rewrites c; the close flushes it."""
+    records = [
+        Record("left", "a", "A", 1),
+        Record("left", "b", "B", 2, commit=True),
+        Record("left", "a", "A3", 3),
+        Record("left", "c", "C", 4),
+        Record("left", "d", "D", 5),
+        Record("left", "c", "C2", 6),
+    ]
+    expected = [
+        _out("a", "A", None, 1, 1),
+        _out("b", "B", None, 2, 1),
+        _out("a", "A3", None, 3, 4),
+        _out("c", "C", None, 4, 4),
+        _out("d", "D", None, 5, 4),
+        _out("c", "C2", None, 6, 5),
+    ]
+    spec = _with(JoinSpec("table-table", "left"), cache_max_bytes=2 * ENTRY + 2, commit_interval_ms=30_000)
+    assert run(spec, records, behaviour_for(version)) == expected
+
+
+@pytest.mark.parametrize("join", ["table-table", "fk"])
+@pytest.mark.parametrize("version", CACHED_VERSIONS)
+def test_with_a_commit_after_every_record_the_cache_size_does_not_matter(join: str, version: str) -> None:
+    """Spec PR-7: evictions then flush only the current record's entry, a moment early, with the same
+    ``Change``; clean entries leave without a trace."""
+    behaviour = behaviour_for(version)
+    for spec, records in _table_inputs(seed=8, join=join):
+        if spec.versioned is not None and not behaviour.has_versioned_stores:
+            continue
+        large = run(_with(spec, cache_max_bytes=CACHE), records, behaviour)
+        for size in (1, 60, 130, 200):
+            assert run(_with(spec, cache_max_bytes=size), records, behaviour) == large
 
 
 def test_the_driver_flushes_the_caches_when_closed() -> None:

@@ -13,7 +13,6 @@ Limits: a line nesting deeper than ``MAX_DEPTH`` is refused, and so is text hold
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
@@ -286,6 +285,8 @@ def _depth(value: object) -> int:
 def _explained(line: str | bytes, error: Exception) -> CodecError:
     """The ``CodecError`` for a line msgspec refused: re-read with the standard library (which accepts lone
     surrogates and says where the JSON breaks) to name the field and the value."""
+    import json  # only for a line msgspec refused (the standard library says where it breaks)
+
     text = line.decode("utf-8") if isinstance(line, bytes) else line
     try:
         plain = json.loads(text)

@@ -18,7 +18,6 @@ scenario to every error.
 
 from __future__ import annotations
 
-import json
 from types import MappingProxyType
 from typing import Any
 
@@ -80,6 +79,8 @@ def decode_line(line: str, path: str, number: int | None = None) -> Any:
 
 def case_from_json(obj: object, path: str, line: int | None = None) -> Case:
     """A case from one decoded portable line (a dict); errors as ``case_from_line``."""
+    import json  # the standard library writes any decoded value back (lone surrogates too) for the codec
+
     return case_from_line(json.dumps(obj), path, line)
 
 

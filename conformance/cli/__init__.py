@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
@@ -126,6 +125,8 @@ def main(
 
 
 def _crashed(streams: Streams) -> int:
+    import traceback  # only on an internal error: its import costs every command's start-up
+
     streams.stderr.write("kjoin: internal error (please report it):\n" + traceback.format_exc())
     return EXIT_INCOMPLETE
 

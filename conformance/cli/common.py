@@ -20,7 +20,6 @@ import argparse
 import copy
 import os
 import re
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -177,6 +176,8 @@ def _check_can_create_in(folder: Path, text: str) -> None:
         existing = existing.parent
     if not existing.is_dir():
         raise argparse.ArgumentTypeError(f"{text}: {existing} is a file, not a folder")
+    import tempfile  # only for commands that write files (its import costs kjoin oracle's start-up)
+
     try:
         with tempfile.TemporaryFile(dir=existing, prefix=".kjoin-probe-"):
             pass

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kjoin.conformance.catalogue import Case, ScenarioError, case_id, load_file
+from kjoin.conformance.catalogue import Case, ScenarioError, case_id
 from kjoin.conformance.catalogue.portable import case_from_line
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, version_argument
 from kjoin.conformance.codec import answer_line, error_line
@@ -131,6 +131,8 @@ def answer(line: str, number: int, *, intended: bool = False, where: str = "stdi
 
 def _chosen(args: argparse.Namespace) -> list[Case]:
     """The cases to show: one scenario of the file, one version, the chosen variants."""
+    from kjoin.conformance.catalogue import load_file  # not needed by --jsonl (the package imports it lazily)
+
     loaded = load_file(args.file)
     if not loaded.cases:
         raise loaded.errors[0] if loaded.errors else UsageError(f"{args.file}: no scenarios in the file")

@@ -34,6 +34,8 @@ def _collected(*args: str) -> set[str]:
 
 
 SYSTEM_FILES = {
+    "tests/test_commit_points_kafka.py",
+    "tests/test_commit_points_spark.py",
     "tests/test_end_to_end_kafka.py",
     "tests/test_faults_kafka.py",
     "tests/test_kafka_application.py",

@@ -9,7 +9,7 @@ from dataclasses import replace
 from kjoin.conformance.checker import Emitted
 from kjoin.conformance.documents.outcomes import resolve_mode
 from kjoin.conformance.kafka_segments import kafka_segments
-from kjoin.oracle.behaviour import behaviour_for
+from kjoin.oracle.behaviour import behaviour_for, era_of, parse_version
 from kjoin.oracle.engine import run
 from kjoin.oracle.records import Output
 from kjoin.reports import render_report
@@ -125,3 +125,17 @@ def test_a_delete_of_an_absent_key_is_an_output_no_commit_points_explain() -> No
         uncached[0]._replace(cause=-1),
         None,
     )
+
+
+def test_the_verdict_names_the_eras_whose_caches_explain_a_micro_batch_port() -> None:
+    """The results document's verdict scores the port at commit-points against every era (eras with the same
+    table-join flags scored once): every era with record caches (2.3+) explains it, none before."""
+    case = make_case("tt-micro-batch", MICRO_BATCH, join="table-table", variant="inner")
+    port = [Output("k1", ("A", "a"), 2, -1), Output("k1", ("C", "a"), 4, -1), Output("k2", ("X", "x"), 6, -1)]
+    outcome = outcome_of(case, with_outputs(case, port, causes=False), mode="commit-points")
+    [verdict] = document_of([outcome], FakeCandidate())["verdicts"]
+    scored = {era["era"]: (era["matched"], era["applicable"]) for era in verdict["eras"]}
+    assert {era for era, (matched, _) in scored.items() if matched} == {
+        era for era in scored if era_of(era) is not None and parse_version(era) >= (2, 3)
+    }
+    assert all(applicable == 0 for era, (_, applicable) in scored.items() if parse_version(era) < (2, 3))

@@ -272,6 +272,27 @@ def _said(
     return f"{what} behaves like Kafka {label}, not like Kafka {asked}, {agreement}.{where}", True
 
 
+def _scores(
+    cases: Sequence[Scored],
+    behaviour: Behaviour,
+    join: str,
+    same_flags: dict[tuple[int, tuple[object, ...]], tuple[bool, int] | None],
+) -> list[tuple[bool, int] | None]:
+    """Each case's ``_score`` against ``behaviour``. A case compared at ``commit-points`` costs the oracle
+    O(n^2) runs per era, and an era whose flags for ``join`` equal an earlier era's scores it the same: its
+    score is kept in ``same_flags`` (case index, flag values) and reused."""
+    flags = tuple(getattr(behaviour, flag) for flag in flags_for(join))
+    results: list[tuple[bool, int] | None] = []
+    for index, scored in enumerate(cases):
+        if scored.mode != "commit-points":
+            results.append(_score(scored, behaviour))
+            continue
+        if (index, flags) not in same_flags:
+            same_flags[index, flags] = _score(scored, behaviour)
+        results.append(same_flags[index, flags])
+    return results
+
+
 def _rank(score: EraScore) -> tuple[int, int, int]:
     return (score.matched, score.applicable, -score.divergences)
 
@@ -279,8 +300,9 @@ def _rank(score: EraScore) -> tuple[int, int, int]:
 def _verdict(key: tuple[str, str, str, bool], cases: Sequence[Scored]) -> JoinVerdict:
     join, variant, _, intended = key
     tallies = []
+    same_flags: dict[tuple[int, tuple[object, ...]], tuple[bool, int] | None] = {}
     for era, behaviour in ERA_VERSIONS:
-        results = [_score(scored, behaviour) for scored in cases]
+        results = _scores(cases, behaviour, join, same_flags)
         applicable = [result for result in results if result is not None]
         tallies.append(
             EraScore(

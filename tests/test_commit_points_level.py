@@ -139,3 +139,13 @@ def test_the_verdict_names_the_eras_whose_caches_explain_a_micro_batch_port() ->
         era for era in scored if era_of(era) is not None and parse_version(era) >= (2, 3)
     }
     assert all(applicable == 0 for era, (_, applicable) in scored.items() if parse_version(era) < (2, 3))
+
+
+def test_an_unexplained_output_is_explained_by_its_commit_points_not_by_one_inputs_state() -> None:
+    case = make_case("tt-delete", [("right", "k", "a", 1), ("left", "k", None, 2)], join="table-table",
+                     variant="inner")  # fmt: skip
+    uncached = run(case.spec, case.records, behaviour_for("3.9"))
+    outcome = outcome_of(case, with_outputs(case, uncached, causes=False), mode="commit-points")
+    [result] = document_of([outcome], FakeCandidate())["cases"]
+    assert result["first_divergence"]["kind"] == "unexplained-output"
+    assert result["explanation"] is None

@@ -182,7 +182,9 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
         cause = _cause(outcome, first)
         if cause is not None:
             first_json["cause"] = cause
-        if first.kind != "candidate-error":
+        # an unexplained-output is about commit points, which the test driver's state at one input cannot
+        # explain: its detail names them
+        if first.kind not in ("candidate-error", "unexplained-output"):
             found = explain(case, first)
             if found is not None:
                 explanation = dict(found, emitted=[output_json(o) for o in found["emitted"]])

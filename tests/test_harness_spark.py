@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -277,3 +279,17 @@ def test_pytest_plugin_says_which_releases_each_claimed_era_ran_as(
     )
     run.assert_outcomes(passed=2)
     run.stdout.fnmatch_lines(["*Kafka releases run, per claimed era:", "*  3.9 (era 3.8): 3.9 (2 cases)"])
+
+
+def test_a_run_that_starts_spark_prints_no_spark_banner(scenario_file: Path) -> None:
+    """A run that starts its own JVM prints only its progress on stderr: the JVM's start-up lines ("WARNING:
+    Using incubator modules", ...) and whatever it prints later go to Spark's log, so they reach neither the
+    terminal nor a failing test's captured output (issue 24)."""
+    command = [sys.executable, "-m", "kjoin.conformance", "run", "--scenarios", str(scenario_file)]
+    command += ["--candidate", "support.fixture_candidates:window_off_by_one", "--spark-master", "local[1]"]
+    done = subprocess.run(
+        command, cwd=Path(__file__).parent, capture_output=True, text=True, timeout=900, check=False
+    )
+    assert done.returncode == 1, done.stderr  # the candidate differs in one case
+    assert "WARNING" not in done.stderr and "incubator" not in done.stderr, done.stderr
+    assert all(" elapsed" in line for line in done.stderr.splitlines()), done.stderr

@@ -3,17 +3,19 @@
 Only a run that uses a candidate starts Spark; the oracle and its tests never do. The master is
 ``local[*]`` unless ``--spark-master`` or ``KJOIN_SPARK_MASTER`` says otherwise. Python workers run
 ``sys.executable`` (``PYSPARK_PYTHON`` and ``spark.pyspark.python``), so a candidate's code and the harness
-always see the same packages. Spark's own log (errors only, from JVM start) goes to a file, ``spark_log()``:
-Java stack traces never reach the terminal; messages that need them name the file.
+always see the same packages. Spark's own log (errors only, from JVM start) goes to a file, ``spark_log()``,
+and so does the JVM's standard error (its start-up banner included): Java stack traces never reach the
+terminal or a test's captured output; messages that need them name the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,6 +79,25 @@ def _log_config() -> Path:
     return path
 
 
+@contextlib.contextmanager
+def _stderr_into(path: Path) -> Iterator[None]:
+    """While Spark starts, the process's standard error (file descriptor 2) is ``path``: a JVM launched
+    meanwhile inherits it, so its start-up lines ("Using incubator modules", ...) and anything it or its
+    Python workers print later go to Spark's log, never to the terminal or into a test's captured output.
+    This process's own standard error is back as it was afterwards."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
+
+
 def start_session(
     master: str | None = None, *, app_name: str = "kjoin-conformance", conf: Mapping[str, str] | None = None
 ) -> SparkSession:
@@ -115,7 +136,7 @@ def start_session(
     # Interrupted between launching the JVM and connecting to it, PySpark leaves an orphan JVM behind (its
     # gateway thread keeps it alive) holding this process's stdout and stderr: whoever waits for them waits
     # forever. So signals wait until the session is up; then they stop the run as usual.
-    with signals_held():
+    with signals_held(), _stderr_into(spark_log()):
         signal_point("spark-starting")
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -14,6 +14,10 @@ Kafka 3.9, and reports ``idx``. The bugs are the ones real ports of Kafka Stream
 * ``null-keys-dropped``: left/outer joins drop null-key records instead of forwarding them (pre-KIP-962);
 * ``versioned-latest``: a stream-table join looks up the table's latest value instead of the version as of
   the stream record's ts (KIP-914 ignored).
+
+Not fuzzed (not in ``PLANTED``), for the report's tests and measurements: ``deletes-ignored``, table joins
+that ignore every delete of a table side (``deletes_ignored``): no tombstone where Kafka forwards one, and
+later records still join the deleted value (issue 24's example candidate).
 """
 
 from __future__ import annotations
@@ -30,7 +34,15 @@ if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["PLANTED", "PlantedBug", "bugged_run", "null_keys_dropped", "planted", "trigger_ts"]
+__all__ = [
+    "PLANTED",
+    "PlantedBug",
+    "bugged_run",
+    "deletes_ignored",
+    "null_keys_dropped",
+    "planted",
+    "trigger_ts",
+]
 
 _OUTPUT = "scenario_id string, key string, left string, right string, tombstone boolean, ts long, idx long"
 _COLUMNS = ["scenario_id", "key", "left", "right", "tombstone", "ts", "idx"]
@@ -76,6 +88,7 @@ _PERTURBATIONS: dict[str, Perturbation] = {
     "trigger-ts": _trigger_ts,
     "null-keys-dropped": _null_keys_dropped,
     "versioned-latest": _versioned_latest,
+    "deletes-ignored": _unchanged,
 }
 
 
@@ -121,10 +134,25 @@ PLANTED: dict[str, PlantedBug] = {
 def bugged_run(bug: str, spec: JoinSpec, records: Sequence[Record], behaviour: Behaviour) -> list[Output]:
     """What the candidate with the planted ``bug`` emits: the oracle under the bug's perturbation."""
     spec, behaviour = _PERTURBATIONS[bug](spec, behaviour)
+    if bug == "deletes-ignored":
+        kept = [i for i, r in enumerate(records) if not (r.value is None and _is_table_side(spec, r))]
+        outputs = run(spec, [records[i] for i in kept], behaviour)
+        return [output._replace(cause=kept[output.cause]) for output in outputs]
     outputs = run(spec, records, behaviour)
     if bug == "tombstone-dropped":
         outputs = [output for output in outputs if output.value is not None]
     return outputs
+
+
+def _is_table_side(spec: JoinSpec, record: Record) -> bool:
+    """Whether ``record`` updates a table (not a stream-table join's stream, nor a stream-stream side)."""
+    return spec.join in ("table-table", "fk") or (spec.join == "stream-table" and record.side == "right")
+
+
+def deletes_ignored() -> PlantedBug:
+    """Zero-argument factory: table joins that ignore every delete (``--candidate
+    support.planted_bugs:deletes_ignored`` from tests/)."""
+    return PlantedBug("deletes-ignored", "deletes-ignored", _claim("stream-table", "table-table", "fk"))
 
 
 def planted(name: str) -> PlantedBug:

@@ -73,6 +73,10 @@ def describe_spec(spec: Mapping[str, Any] | None) -> str:
         parts.append(f"versioned {sides} (history {versioned.get('history_ms')} ms)")
     if join == "fk":
         parts.append(f"foreign key extractor {spec.get('fk_extractor')}")
+    if spec.get("self"):
+        parts.append("self-join (one stream joined with itself)")
+    if spec.get("optimization", "none") != "none":
+        parts.append(f"topology.optimization {spec.get('optimization')}")
     return ", ".join(parts)
 
 

@@ -296,3 +296,13 @@ def test_generated_self_joins_have_one_stream_and_both_optimizations() -> None:
     assert all(record.side == "left" for case in drawn.cases for record in case.records)
     assert {case.spec.optimization for case in drawn.cases} == {"none", "all"}
     assert {case.spec.variant for case in drawn.cases} == {"inner", "left", "outer"}
+
+
+def test_texts_and_report_pages_name_the_self_join_and_its_optimization(tmp_path: Path) -> None:
+    from kjoin.conformance.harness.text import describe_case
+    from kjoin.reports.scenario_page import describe_spec
+
+    (case,) = load_file(_jsonl(tmp_path, LINE)).cases
+    for described in (describe_case(case), describe_spec(spec_json(case.spec))):
+        assert "self-join (one stream joined with itself)" in described
+        assert "topology.optimization all" in described

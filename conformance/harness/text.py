@@ -59,6 +59,10 @@ def describe_case(case: Case) -> str:
         parts.append(f"versioned {sides} (history {versioned.history_ms} ms)")
     if spec.join == "fk":
         parts.append(f"foreign key extractor {spec.fk_extractor}")
+    if spec.self_join:
+        parts.append("self-join (one stream joined with itself)")
+    if spec.optimization != "none":
+        parts.append(f"topology.optimization {spec.optimization}")
     return ", ".join(parts)
 
 

@@ -107,3 +107,21 @@ def test_every_toml_expectation_of_a_release_is_what_real_kafka_emits(stated: st
                 f"{case.id} ({case.source}): Kafka {release} emits {kafka}, the file states {stated_outputs}"
             )
     assert differ == []
+
+
+def test_the_driver_runs_a_self_join_and_refuses_a_bad_one() -> None:
+    """Issue 25: ``self`` joins topic ``left`` with itself under the scenario's ``optimization``; a right
+    record in a self-join, or ``self`` on a table join, is an error line (docs/semantics/self-join.md)."""
+    one = {"id": "self", "kafka": "3.9", "join": "stream-stream", "variant": "left", "self": True,
+           "optimization": "all", "window": {"before": 5, "after": 5, "grace": 0},
+           "records": [{"side": "left", "key": "k", "value": "A", "ts": 1}]}  # fmt: skip
+    right = dict(one, id="right", records=[{"side": "right", "key": "k", "value": "A", "ts": 1}])
+    table = {key: value for key, value in one.items() if key not in ("window", "optimization")}
+    lines = [json.dumps(one), json.dumps(dict(one, id="none", optimization="none")), json.dumps(right)]
+    lines.append(json.dumps(dict(table, id="table", join="table-table")))
+    with KafkaDriver("3.9.0") as driver:
+        answers = list(driver.answers(lines))
+    assert answers[0] == {"id": "self", "outputs": [{"key": "k", "value": ["A", "A"], "ts": 1}]}
+    assert answers[1] == {"id": "none", "outputs": [{"key": "k", "value": ["A", "A"], "ts": 1}]}
+    assert "records[0].side" in answers[2]["error"] and "self-join" in answers[2]["error"]
+    assert ".self" in answers[3]["error"] and "stream-stream" in answers[3]["error"]

@@ -203,7 +203,7 @@ public final class Application {
         try (Admin admin = Admin.create(adminConfig())) {
             stateDir = Files.createTempDirectory("kjoin-app-");
             final Joins joins = new Joins(sc, app + "-");
-            final Topology topology = joins.build();
+            final Topology topology = joins.build(streamsConfig(app, stateDir, sc));
             log.println(topology.describe());
             createTopics(admin, joins);
             final List<Object> inputs = new ArrayList<>();
@@ -211,7 +211,7 @@ public final class Application {
                 int from = 0;
                 for (final int end : segmentEnds(sc)) {
                     produce(producer, joins, sc.records.subList(from, end), inputs);
-                    runSegment(topology, streamsConfig(app, stateDir, sc.settings), end - from, sc.join);
+                    runSegment(topology, streamsConfig(app, stateDir, sc), end - from, sc.join);
                     from = end;
                 }
             }
@@ -320,8 +320,10 @@ public final class Application {
     }
 
     /** The application's configuration (README.md "Application mode"). */
-    private Properties streamsConfig(final String app, final Path stateDir, final Scenario.Settings settings) {
+    private Properties streamsConfig(final String app, final Path stateDir, final Scenario sc) {
+        final Scenario.Settings settings = sc.settings;
         final Properties props = new Properties();
+        props.put("topology.optimization", sc.optimization);
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());

@@ -1,7 +1,8 @@
 """``kjoin run``: check a candidate against the oracle over the catalogue (the product's main job).
 
-    kjoin run --candidate NAME [--kafka VERSION] [--scenarios PATH ...] [--results FILE] [--report DIR]
-              [--spark-master URL] [--equivalence MODE] [--timeout SECONDS] [--show N]
+    kjoin run --candidate NAME [--kafka VERSION] [--scenarios PATH ...] [--results FILE]
+              [--report DIR [--all-pages]] [--spark-master URL] [--equivalence MODE] [--timeout SECONDS]
+              [--show N]
               [--through-kafka [--kafka-broker-version VERSION] [--kafka-feed stepped|backlog]]
 
 The candidate runs once per join kind over every claimed case of that kind (a few Spark jobs, never one per

@@ -81,6 +81,9 @@ svg .clipped {{ fill: none; stroke: #54aeff; stroke-width: 2; }}
 svg .rec-left {{ fill: #0969da; }} svg .rec-right {{ fill: #8250df; }}
 svg .rec-null {{ fill: #fff; stroke: #57606a; stroke-width: 1.5; }}
 svg .first {{ fill: none; stroke: #cf222e; stroke-width: 2.5; }}
+svg .mb-boundary {{ stroke: #8250df; stroke-width: 1.5; stroke-dasharray: 4 3; }}
+svg .mb-label {{ fill: #8250df; font-size: 10px; }}
+.diff tr.mb-boundary td {{ border-top: 2px dashed #8250df; color: #8250df; font-size: 90%; }}
 svg .out-same {{ fill: #57606a; }} svg .out-missing {{ fill: #cf222e; }}
 svg .out-unexpected {{ fill: #1a7f37; }}
 svg .emit {{ stroke: #8c959f; stroke-width: .8; stroke-dasharray: 2 2; fill: none; }}

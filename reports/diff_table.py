@@ -171,9 +171,11 @@ def render_diff_table(
     columns: Sequence[Column],
     *,
     first: Mapping[int, str] | None = None,
+    boundaries: Sequence[int] = (),
 ) -> str:
     """The table: inputs with each column's lines. ``first`` maps input indexes to a note (e.g. "first
-    divergence of left"): those rows are highlighted. Lines whose input is unknown go to a last row ``?``."""
+    divergence of left"): those rows are highlighted. ``boundaries``: the inputs that begin a micro-batch
+    (a row saying so goes before each). Lines whose input is unknown go to a last row ``?``."""
     first = first or {}
     count = len(records)
     indexes: set[int] = set(range(count))
@@ -189,6 +191,13 @@ def render_diff_table(
         input_key = record.get("key") if record is not None else ...
         marked = index in first
         title = f' title="{text(first[index])}"' if marked else ""
+        if index in boundaries:
+            number = sorted(boundaries).index(index) + 1
+            width = 4 + len(columns)
+            lines.append(
+                f'<tr class="mb-boundary"><td colspan="{width}">micro-batch {number} begins '
+                f"(the candidate's state carries over from here)</td></tr>"
+            )
         for line in range(max([1, *(len(column) for column in items)])):
             classes = " ".join((["first"] if marked else []) + (["cont"] if line else []))
             if line == 0 and index == _UNKNOWN:

@@ -20,7 +20,7 @@ from kjoin.conformance.documents.vocabulary import FAILING, KIND_ORDER, STATUS_O
 from kjoin.reports.html import attr, element, page, status_badge, table, text
 from kjoin.reports.model import JOIN_ORDER, VARIANT_ORDER, kafka_order, ordered
 from kjoin.reports.rules import rule_reference
-from kjoin.reports.scenario_page import group_anchor, scenario_file
+from kjoin.reports.scenario_page import group_anchor, scenario_file, split_of
 
 __all__ = ["filter_link", "render_index_page"]
 
@@ -327,22 +327,22 @@ def _matrix_cell(case: Case | None) -> str:
 
 
 def _matrix_rows(cases: Sequence[Case], variants: Sequence[str], paged: Set[str] | None) -> list[str]:
-    groups: dict[tuple[str, str, bool], dict[str, Case]] = defaultdict(dict)
+    groups: dict[tuple[str, str, bool, str], dict[str, Case]] = defaultdict(dict)
     for case in cases:
-        key = (str(case.get("scenario")), str(case.get("kafka")), bool(case.get("intended")))
+        key = (str(case.get("scenario")), str(case.get("kafka")), bool(case.get("intended")), split_of(case))
         groups[key][str(case.get("variant"))] = case
-    versions = kafka_order(kafka for _, kafka, _ in groups)
+    versions = kafka_order(kafka for _, kafka, _, _ in groups)
 
-    def failing_first(key: tuple[str, str, bool]) -> tuple[int, str, int, bool]:
+    def failing_first(key: tuple[str, str, bool, str]) -> tuple[int, str, int, bool, str]:
         statuses = {case.get("status") for case in groups[key].values()}
-        return (0 if statuses & FAILING else 1, key[0], versions.index(key[1]), key[2])
+        return (0 if statuses & FAILING else 1, key[0], versions.index(key[1]), key[2], key[3])
 
     rows = []
     for key in sorted(groups, key=failing_first):
-        scenario, kafka, intended = key
+        scenario, kafka, intended, split = key
         by_variant = groups[key]
         href = scenario_file(scenario)
-        label = kafka + (" intended" if intended else "")
+        label = kafka + (" intended" if intended else "") + (f" micro-batch split {split}" if split else "")
         joins = sorted({str(case.get("join")) for case in by_variant.values()})
         statuses = {str(case.get("status")) for case in by_variant.values()}
         if statuses & FAILING:
@@ -351,7 +351,7 @@ def _matrix_rows(cases: Sequence[Case], variants: Sequence[str], paged: Set[str]
         shapes = {shape for case in by_variant.values() for shape in _shapes_of(case)}
         name = text(scenario)
         if paged is None or scenario in paged:
-            name = f'<a href="{text(href)}#{group_anchor(kafka, intended)}">{name}</a>'
+            name = f'<a href="{text(href)}#{group_anchor(kafka, intended, split)}">{name}</a>'
         cells = [
             f"<td>{name}</td>",
             f"<td>{text(', '.join(joins))}</td>",

@@ -22,9 +22,17 @@ from kjoin.reports.diff_table import render_diff_table, unified_column
 from kjoin.reports.html import element, safe_name, status_badge, table, text
 from kjoin.reports.model import VARIANT_ORDER, kafka_order
 from kjoin.reports.rules import rule_reference
-from kjoin.reports.timeline import render_timeline
+from kjoin.reports.timeline import micro_batch_starts, render_timeline
 
-__all__ = ["LEGEND", "describe_spec", "first_marker", "group_anchor", "render_scenario_page", "scenario_file"]
+__all__ = [
+    "LEGEND",
+    "describe_spec",
+    "first_marker",
+    "group_anchor",
+    "render_scenario_page",
+    "scenario_file",
+    "split_of",
+]
 
 Case = Mapping[str, Any]
 _DIVERGENCES_SHOWN = 200
@@ -43,9 +51,11 @@ def scenario_file(scenario: str) -> str:
     return f"s/{safe_name(scenario)}.html"
 
 
-def group_anchor(kafka: str, intended: bool) -> str:
-    """The fragment of the section for cases run as ``kafka`` (``intended``: documented semantics)."""
-    return "as-" + safe_name(kafka + ("-intended" if intended else ""), limit=20)
+def group_anchor(kafka: str, intended: bool, split: str = "") -> str:
+    """The fragment of the section for cases run as ``kafka`` (``intended``: documented semantics;
+    ``split``: under that micro-batch split, ``--steps-per-batch``)."""
+    suffix = ("-intended" if intended else "") + (f"-mb-{split}" if split else "")
+    return "as-" + safe_name(kafka + suffix, limit=40 if split else 20)
 
 
 def describe_spec(spec: Mapping[str, Any] | None) -> str:
@@ -213,11 +223,24 @@ def _same_block(cases: Sequence[Case]) -> str:
     return json.dumps(shown, sort_keys=True, default=str)
 
 
+def _micro_batch_words(micro_batches: Mapping[str, Any], count: int) -> str:
+    starts = [int(start) for start in micro_batches.get("starts") or []]
+    where = ", ".join(f"#{start}" for start in starts) or "none (one micro-batch)"
+    return (
+        f"Fed to the candidate in {len(starts) + 1} micro-batch{'es' if starts else ''} of {count} inputs "
+        f"(split {micro_batches.get('split')}); micro-batch boundaries before input {where}."
+    )
+
+
 def _group_section(
-    kafka: str, intended: bool, cases: Sequence[Case], also: Sequence[tuple[str, str | None]] = ()
+    kafka: str,
+    intended: bool,
+    cases: Sequence[Case],
+    also: Sequence[tuple[str, str | None]] = (),
+    split: str = "",
 ) -> str:
-    """One block: the cases run as ``kafka``, and as the releases ``also`` (release, era) that gave the
-    very same block."""
+    """One block: the cases run as ``kafka`` (under the micro-batch ``split``, when a run asked for
+    several), and as the releases ``also`` (release, era) that gave the very same block."""
     era = next((case.get("era") for case in cases if case.get("era")), None)
     releases = [(kafka, era), *also]
     eras = list(dict.fromkeys(str(e) for _, e in releases if e))
@@ -226,9 +249,12 @@ def _group_section(
         f"as Kafka {named}"
         + (f" (era{'s' if len(eras) > 1 else ''} {', '.join(eras)})" if eras else "")
         + (", intended semantics" if intended else "")
+        + (f", micro-batch split {split}" if split else "")
     )
     spec = next((case.get("spec") for case in cases if case.get("spec")), None)
-    anchors = "".join(element("span", "", {"id": group_anchor(release, intended)}) for release, _ in also)
+    anchors = "".join(
+        element("span", "", {"id": group_anchor(release, intended, split)}) for release, _ in also
+    )
     same = (
         f'<p class="muted">The same for these {len(releases)} releases: inputs, outputs and verdicts are '
         "identical, so they are shown once.</p>"
@@ -236,7 +262,7 @@ def _group_section(
         else ""
     )
     parts = [
-        element("h2", text(label), {"id": group_anchor(kafka, intended)}) + anchors + same,
+        element("h2", text(label), {"id": group_anchor(kafka, intended, split)}) + anchors + same,
         f"<p>{text(describe_spec(spec))}</p>",
         "<ul>" + "".join(_status_line(case) for case in cases) + "</ul>",
     ]
@@ -248,7 +274,10 @@ def _group_section(
         columns = [
             unified_column(case.get("expected") or [], case.get("divergences") or []) for case in checked
         ]
-        parts.append(render_diff_table(records, headers, columns, first=first))
+        starts = micro_batch_starts(checked[0])
+        if checked[0].get("micro_batches"):
+            parts.append(f"<p>{text(_micro_batch_words(checked[0]['micro_batches'], len(records)))}</p>")
+        parts.append(render_diff_table(records, headers, columns, first=first, boundaries=starts))
         drawn = next((case for case in checked if case.get("status") in FAILING), checked[0])
         timeline = render_timeline(drawn)
         if timeline:
@@ -300,6 +329,14 @@ def _about(cases: Sequence[Case]) -> str:
     return "\n".join(parts)
 
 
+def split_of(case: Case) -> str:
+    """The micro-batch split a case ran under when the run asked for several (its id ends in
+    ``@<split>``), else ``""`` (one section per version, as without splits)."""
+    micro_batches = case.get("micro_batches") or {}
+    split = str(micro_batches.get("split") or "")
+    return split if split and str(case.get("id", "")).endswith(f"@{split}") else ""
+
+
 def _variant_order(case: Case) -> tuple[int, str]:
     variant = str(case.get("variant"))
     return (VARIANT_ORDER.index(variant) if variant in VARIANT_ORDER else len(VARIANT_ORDER), variant)
@@ -310,12 +347,12 @@ def render_scenario_page(scenario: str, cases: Sequence[Case], *, banner: str = 
     the versions not checked, folded."""
     from kjoin.reports.html import page
 
-    groups: dict[tuple[str, bool], list[Case]] = defaultdict(list)
+    groups: dict[tuple[str, bool, str], list[Case]] = defaultdict(list)
     for case in cases:
-        groups[(str(case.get("kafka")), bool(case.get("intended")))].append(case)
-    versions = kafka_order(kafka for kafka, _ in groups)
+        groups[(str(case.get("kafka")), bool(case.get("intended")), split_of(case))].append(case)
+    versions = kafka_order(kafka for kafka, _, _ in groups)
 
-    def priority(key: tuple[str, bool]) -> tuple[int, int, int]:
+    def priority(key: tuple[str, bool, str]) -> tuple[int, int, int]:
         statuses = {case.get("status") for case in groups[key]}
         unchecked = statuses <= _UNCHECKED
         return (1 if unchecked else 0, 0 if statuses & FAILING else 1, -versions.index(key[0]))
@@ -331,19 +368,20 @@ def render_scenario_page(scenario: str, cases: Sequence[Case], *, banner: str = 
         f"<p>{text(', '.join(joins))} join; from {text(', '.join(sources) or 'an unknown source')}</p>",
         LEGEND,
     ]
-    merged: dict[tuple[bool, str], list[tuple[str, bool]]] = {}
+    merged: dict[tuple[bool, str, str], list[tuple[str, bool, str]]] = {}
     for key in order:
         block = _same_block(sorted(groups[key], key=_variant_order))
-        merged.setdefault((key[1], block), []).append(key)
+        merged.setdefault((key[1], key[2], block), []).append(key)
     folded = []
     unchecked = 0
     for keys in merged.values():
         key = keys[0]
         also = [
-            (kafka, next((c.get("era") for c in groups[(kafka, i)] if c.get("era")), None))
-            for kafka, i in keys[1:]
+            (kafka, next((c.get("era") for c in groups[(kafka, i, split)] if c.get("era")), None))
+            for kafka, i, split in keys[1:]
         ]
-        section = _group_section(key[0], key[1], sorted(groups[key], key=_variant_order), also)
+        cases_of = sorted(groups[key], key=_variant_order)
+        section = _group_section(key[0], key[1], cases_of, also, key[2])
         statuses = {case.get("status") for case in groups[key]}
         if statuses <= _UNCHECKED:
             folded.append(section)

@@ -105,6 +105,8 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
         parts += _windows(records, row_of, x, (before, after, grace_ms), (low, high))
     else:
         parts += _versions(records, row_of, x, high)
+    starts = micro_batch_starts(case)
+    parts += _boundaries(records, starts, x, height)
     positions: dict[int, tuple[float, float]] = {}
     for index, record in enumerate(records):
         y = row_of[(record.get("side"), show_key(record.get("key")))]
@@ -112,6 +114,8 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
         positions[index] = (cx, y)
         css = "rec-null" if record.get("value") is None else f"rec-{record.get('side')}"
         label = show_record_json(record, index)
+        if case.get("micro_batches"):
+            label += f", micro-batch {sum(start <= index for start in starts)}"
         parts.append(f'<circle class="{css}" cx="{cx}" cy="{y}" r="4"><title>{text(label)}</title></circle>')
     if stream_lane:
         parts += _stream_time(case, x)
@@ -125,6 +129,29 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
         )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def micro_batch_starts(case: Case) -> list[int]:
+    """The indices of the records that begin a micro-batch (``micro_batches.starts``; none if the case
+    was not fed in micro-batches)."""
+    return [int(start) for start in (case.get("micro_batches") or {}).get("starts") or []]
+
+
+def _boundaries(records: Sequence[Case], starts: Sequence[int], x: Any, height: int) -> list[str]:
+    """A dashed line at the ts of each record that begins a micro-batch, labelled with its number and
+    the record's index: the state a streaming candidate carries over crosses it."""
+    parts = []
+    for number, start in enumerate(starts, start=1):
+        if not 0 <= start < len(records):
+            continue
+        px = x(int(records[start]["ts"]))
+        label = f"micro-batch {number} begins at input #{start}"
+        parts.append(
+            f'<line class="mb-boundary" x1="{px}" y1="12" x2="{px}" y2="{height - 22}">'
+            f"<title>{text(label)}</title></line>"
+        )
+        parts.append(f'<text class="mb-label" x="{px + 2}" y="10">{text(f"mb {number} #{start}")}</text>')
+    return parts
 
 
 def _visible_range(times: Sequence[int], before: int, after: int) -> tuple[int, int]:

@@ -109,3 +109,28 @@ def test_kjoin_fuzz_reports_and_saves_a_planted_bug(spark: SparkSession, tmp_pat
     assert "reproduce: kjoin fuzz --candidate support.planted_bugs:null_keys_dropped" in text
     [saved] = sorted(tmp_path.glob("regression-null-keys-dropped-st-*.jsonl"))
     assert f"saved {saved}" in text and '"found":"2024-06-01"' in saved.read_text()
+
+
+def test_kjoin_fuzz_finds_a_bug_between_micro_batches_and_shows_the_boundary(spark: SparkSession) -> None:
+    """A copy of spark-stateful that loses its clock between micro-batches (support.micro_batch_bugs),
+    fuzzed under two splits: found, shrunk to at most ten records, the split and its boundary shown."""
+    out = io.StringIO()
+    argv = [
+        "fuzz",
+        "--candidate",
+        "support.micro_batch_bugs:clock_lost",
+        "--examples",
+        "40",
+        "--steps-per-batch",
+        "8,random:3",
+        "--spark-master",
+        "local[2]",
+    ]
+    assert main(argv, stdout=out, stderr=io.StringIO()) == 1
+    text = out.getvalue()
+    assert "counterexample 1 of 1:" in text and "--steps-per-batch 8,random:3" in text
+    header = next(line for line in text.splitlines() if line.startswith("counterexample 1 of 1:"))
+    shrunk_to = header.split(" to ", 1)[1]
+    records = int(shrunk_to.split(" records", 1)[0])
+    assert records <= 10 and "1 micro-batch boundary" in shrunk_to, header
+    assert "fed in 2 micro-batches" in text and "boundaries before #" in text

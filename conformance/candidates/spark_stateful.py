@@ -12,7 +12,8 @@ ported, and reported as not claimed: eras before 3.1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.protocol import Claim, DeclaredDifference
@@ -48,6 +49,13 @@ class SparkStateful:
     claim: Claim = CLAIM
     declared_differences: tuple[DeclaredDifference, ...] = field(default_factory=tuple)
     steps_per_batch: int = STEPS_PER_BATCH
+    micro_batch_plan: Mapping[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
+    """Scenario ids fed their own micro-batches: the record indices that begin one (``with_micro_batches``;
+    docs/streaming.md#micro-batch-splits); the others get ``steps_per_batch`` steps per micro-batch."""
+
+    def with_micro_batches(self, plan: Mapping[str, tuple[int, ...]]) -> SparkStateful:
+        """The same candidate feeding each scenario id of ``plan`` its own micro-batches."""
+        return replace(self, micro_batch_plan=dict(plan))
 
     def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
         """Feed every scenario to one streaming query per join kind; OUTPUT_SCHEMA + ``idx`` + ``seq``."""
@@ -62,7 +70,11 @@ class SparkStateful:
             by_join.setdefault(spec.join, []).append((*row, *(spec[c] for c in SPEC_COLUMNS)))
         answer: list[tuple[Any, ...]] = []
         for join, rows in sorted(by_join.items()):
-            answer.extend(run_join_query(spark, join, rows, steps_per_batch=self.steps_per_batch))
+            answer.extend(
+                run_join_query(
+                    spark, join, rows, steps_per_batch=self.steps_per_batch, plan=self.micro_batch_plan
+                )
+            )
         return spark.createDataFrame(answer, OUTPUT_DDL)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from kjoin.conformance.catalogue.case import About, Case, Erratum, Expected, Reference, case_id
+from kjoin.conformance.catalogue.case import About, Case, Erratum, Expected, MicroBatches, Reference, case_id
 from kjoin.conformance.catalogue.errors import ScenarioError
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ __all__ = [
     "CaseSet",
     "Erratum",
     "Expected",
+    "MicroBatches",
     "Reference",
     "ScenarioError",
     "bundled_files",

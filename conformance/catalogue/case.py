@@ -16,7 +16,7 @@ from typing import Any
 
 from kjoin.oracle.records import JoinKind, JoinSpec, Output, Record, Variant
 
-__all__ = ["About", "Case", "Erratum", "Expected", "Reference", "case_id"]
+__all__ = ["About", "Case", "Erratum", "Expected", "MicroBatches", "Reference", "case_id"]
 
 
 def case_id(scenario: str, variant: str, kafka: str, intended: bool) -> str:
@@ -75,6 +75,21 @@ class About:
 
 
 @dataclass(frozen=True, slots=True)
+class MicroBatches:
+    """How a streaming candidate is fed one case: ``starts`` are the indices of the records that begin a
+    new micro-batch (increasing, each above 0 and below the number of records; empty: one micro-batch),
+    ``split`` the option that chose them (``8``, ``random:7``; docs/streaming.md#micro-batch-splits).
+    Shrinking keeps ``split`` and removes starts."""
+
+    split: str
+    starts: tuple[int, ...]
+
+    def batch_of(self, index: int) -> int:
+        """The micro-batch (0, 1, ...) that record ``index`` is fed in."""
+        return sum(start <= index for start in self.starts)
+
+
+@dataclass(frozen=True, slots=True)
 class Case:
     """One scenario x variant x era, ready for the oracle and for a candidate.
 
@@ -82,6 +97,8 @@ class Case:
     ``expected`` is what that file states for exactly this version, variant and ``intended`` setting
     (``None`` when it states nothing, e.g. after ``--kafka`` retargeted the case); ``about`` is the
     scenario's own description; ``extra`` keeps every other field of a portable line (provenance).
+    ``micro_batches``: the micro-batch split a streaming candidate is fed (``None``: its own default);
+    the id then ends in ``@<split>``.
     """
 
     id: str
@@ -95,6 +112,7 @@ class Case:
     expected: Expected | None = None
     about: About | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    micro_batches: MicroBatches | None = None
 
     @property
     def join(self) -> JoinKind:

@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from kjoin.conformance.catalogue.case import About, Case, Expected, case_id
+from kjoin.conformance.catalogue.case import About, Case, Expected, MicroBatches, case_id
 from kjoin.conformance.catalogue.errors import ScenarioError
 from kjoin.conformance.catalogue.fields import Fields
 from kjoin.conformance.catalogue.vocabulary import FEATURES, FLAGS, VARIANTS_OF
@@ -112,7 +112,24 @@ def case_from_line(text: str | bytes, path: str, line: int | None = None) -> Cas
         expected=_expected(fields, scenario, path, line),
         about=_about(fields, scenario),
         extra=MappingProxyType(_extra(scenario)),
+        micro_batches=_micro_batches(fields, scenario.extra.get("micro_batches"), len(records)),
     )
+
+
+def _micro_batches(fields: Fields, value: Any, count: int) -> MicroBatches | None:
+    """A saved counterexample's micro-batch split (``{"split": "8", "starts": [8]}``), checked: each start
+    an index of a record after the first, increasing."""
+    if value is None:
+        return None
+    starts = value.get("starts") if isinstance(value, dict) else None
+    split = value.get("split") if isinstance(value, dict) else None
+    if not isinstance(split, str) or not isinstance(starts, list):
+        raise fields.fail("micro_batches", value, 'must be {"split": text, "starts": [record index, ...]}')
+    if not all(type(start) is int and 0 < start < count for start in starts) or starts != sorted(set(starts)):
+        raise fields.fail(
+            "micro_batches.starts", starts, f"must be increasing record indices from 1 to {count - 1}"
+        )
+    return MicroBatches(split, tuple(starts))
 
 
 def _extra(scenario: Scenario) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
     kjoin fuzz --candidate NAME [--kafka V] [--examples N] [--seed S] [--save DIR] [--profile ci|deep]
                [--join KIND ...] [--shrink N] [--found DATE] [--intended] [--spark-master URL]
+               [--steps-per-batch 1,2,8,random:SEED]
 
 Prints the seed first (every run can be repeated), a summary per join kind, and each shrunk counterexample
 with its first divergence and trace. ``--save DIR`` writes each counterexample as a regression file
@@ -25,10 +26,12 @@ from kjoin.conformance.cli.common import (
     worst,
 )
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
+from kjoin.conformance.harness.micro_batches import NOT_STREAMING, is_micro_batched, parse_splits
 from kjoin.oracle.behaviour import version_problem
 from kjoin.oracle.records import JOIN_KINDS
 
 if TYPE_CHECKING:
+    from kjoin.conformance.catalogue import Case
     from kjoin.conformance.differential.fuzz import FuzzReport
 
 __all__ = ["add_command", "render_report"]
@@ -75,6 +78,12 @@ def add_command(commands: Any) -> None:
     command.add_argument("--found", metavar="DATE", help="date recorded in saved files (YYYY-MM-DD)")
     command.add_argument("--intended", action="store_true", help="documented semantics: Kafka bug flags off")
     command.add_argument("--spark-master", metavar="URL", help="default: $KJOIN_SPARK_MASTER, else local[*]")
+    command.add_argument(
+        "--steps-per-batch",
+        metavar="SPLITS",
+        help="a streaming candidate only: run every scenario under each micro-batch split, e.g. "
+        "1,2,8,random:7 (N records per micro-batch, or a seeded random split; docs/streaming.md)",
+    )
     command.set_defaults(handler=_fuzz)
 
 
@@ -88,6 +97,11 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
             datetime.date.fromisoformat(args.found)
         except ValueError:
             return f"--found: {args.found!r} is not a date (YYYY-MM-DD)"
+    if args.steps_per_batch is not None:
+        try:
+            parse_splits(args.steps_per_batch)
+        except ValueError as error:
+            return f"--steps-per-batch: {error}"
     problem = None if args.kafka is None else version_problem(args.kafka)
     return None if problem is None else f"--kafka: {args.kafka!r} {problem}"
 
@@ -107,6 +121,10 @@ def _fuzz(args: argparse.Namespace, streams: Streams) -> int:
     except CandidateLoadError as error:
         streams.stderr.write(f"kjoin: fuzz: --candidate: {error}\n")
         return EXIT_USAGE
+    splits = () if args.steps_per_batch is None else parse_splits(args.steps_per_batch)
+    if splits and not is_micro_batched(candidate):
+        streams.stderr.write(f"kjoin: fuzz: --steps-per-batch: {NOT_STREAMING.format(name=candidate.name)}\n")
+        return EXIT_USAGE
     profile = profile_named(args.profile)
     master = resolve_master(args.spark_master)
     report = fuzz(
@@ -119,6 +137,7 @@ def _fuzz(args: argparse.Namespace, streams: Streams) -> int:
         joins=args.join,
         intended=args.intended,
         shrink_failures=args.shrink,
+        splits=splits,
     )
     streams.stdout.write(render_report(report, _reproduce(args, report)))
     if args.save is not None:
@@ -142,6 +161,8 @@ def _reproduce(args: argparse.Namespace, report: FuzzReport) -> str:
     parts += [f"--join {join}" for join in args.join or ()]
     if args.intended:
         parts.append("--intended")
+    if args.steps_per_batch:
+        parts.append(f"--steps-per-batch {args.steps_per_batch}")
     return " ".join(parts)
 
 
@@ -155,6 +176,15 @@ def _older_lines(report: FuzzReport) -> list[str]:
             counts[batch.kafka] += len(batch.cases)
     listed = ", ".join(f"{version} ({count})" for version, count in counts.items())
     return [f"  and as the other claimed versions (scenarios over all join kinds): {listed}"]
+
+
+def _size(case: Case) -> str:
+    """``12 records`` (and ``, 1 micro-batch boundary`` for a case fed in micro-batches)."""
+    records = f"{len(case.records)} records"
+    if case.micro_batches is None:
+        return records
+    boundaries = len(case.micro_batches.starts)
+    return f"{records}, {boundaries} micro-batch boundar{'y' if boundaries == 1 else 'ies'}"
 
 
 def render_report(report: FuzzReport, reproduce: str = "") -> str:
@@ -184,7 +214,7 @@ def render_report(report: FuzzReport, reproduce: str = "") -> str:
         lines += [
             "",
             f"counterexample {number} of {len(report.counterexamples)}: {original.id} shrunk from "
-            f"{len(original.records)} to {len(minimal.records)} records in {shrunk.rounds} rounds",
+            f"{_size(original)} to {_size(minimal)} in {shrunk.rounds} rounds",
             render_outcome(shrunk.minimal),
         ]
     if reproduce:

@@ -4,6 +4,7 @@
               [--report DIR [--all-pages]] [--spark-master URL] [--equivalence MODE] [--timeout SECONDS]
               [--show N]
               [--through-kafka [--kafka-broker-version VERSION] [--kafka-feed stepped|backlog]]
+              [--steps-per-batch 1,2,8,random:SEED]
 
 The candidate runs once per join kind over every claimed case of that kind (a few Spark jobs, never one per
 scenario); each finished case goes to the results journal at once, so an interrupted or crashed run keeps
@@ -42,6 +43,14 @@ from kjoin.conformance.harness.batching import Stop
 from kjoin.conformance.harness.calls import CallProgress
 from kjoin.conformance.harness.claims import ClaimedCases, as_claimed
 from kjoin.conformance.harness.interrupts import signal_point, signals_held, stop_on_signals
+from kjoin.conformance.harness.micro_batches import (
+    NOT_STREAMING,
+    Split,
+    is_micro_batched,
+    parse_splits,
+    split_cases,
+    with_default_split,
+)
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import keep_traceback, resolve_master, start_session
 from kjoin.conformance.harness.system_failures import SystemFailure, one_line
@@ -127,7 +136,21 @@ def add_command(commands: Any) -> None:
         help="with --through-kafka and a streaming_candidate job: produce one processing step per "
         "micro-batch (stepped, the default) or everything before the job starts (backlog)",
     )
+    command.add_argument(
+        "--steps-per-batch",
+        type=_splits,
+        metavar="SPLITS",
+        help="a streaming candidate only: run every case under each micro-batch split, e.g. 1,2,8,random:7 "
+        "(N records per micro-batch, or a seeded random split; docs/streaming.md#micro-batch-splits)",
+    )
     command.set_defaults(handler=_run)
+
+
+def _splits(text: str) -> tuple[Split, ...]:
+    try:
+        return parse_splits(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _run(args: argparse.Namespace, streams: Streams) -> int:
@@ -145,8 +168,21 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
     for option, value in kafka_options.items():
         if value is not None and not args.through_kafka:
             raise UsageError(f"run: {option} needs --through-kafka")
+    if args.steps_per_batch and not is_micro_batched(candidate):
+        raise UsageError(f"run: --steps-per-batch: {NOT_STREAMING.format(name=candidate.name)}")
+    if args.steps_per_batch and args.through_kafka:
+        raise UsageError(
+            "run: --steps-per-batch: the job reads what Kafka delivers (not with --through-kafka)"
+        )
     # with --kafka every case already runs as that release; else each claimed era runs as what it claims
     claimed = ClaimedCases(loaded.cases, 0) if args.kafka else as_claimed(candidate.claim, loaded.cases)
+    if not args.through_kafka:
+        split = (
+            split_cases(claimed.cases, args.steps_per_batch)
+            if args.steps_per_batch
+            else with_default_split(claimed.cases, candidate)
+        )
+        claimed = ClaimedCases(tuple(split), claimed.folded)
     if not args.through_kafka:
         return _run_cases(args, streams, candidate, claimed, bool(loaded.errors))
     from kjoin.conformance.endtoend.builds import DEFAULT_BROKER

@@ -7,7 +7,8 @@
 2. One ``HarnessRun`` checks them all: one candidate call per join kind, the oracle for what Kafka emits,
    the checker for the verdict, declared differences honoured (a declared difference is not a failure).
 3. Up to ``shrink_failures`` failing cases (the smallest first, taking join kinds in turn) are shrunk
-   together by ``conformance.differential.shrink``: one candidate call per join kind per round.
+   together by ``conformance.differential.shrink``: one candidate call per join kind per round, then
+   its final pass to a local minimum (no record, key or micro-batch boundary can go).
 
 The run is deterministic for the same candidate, seed, profile and hypothesis version; it reads no clock
 except to report how long it took (``FuzzReport.seconds``, never saved).
@@ -23,8 +24,9 @@ from typing import TYPE_CHECKING
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.differential.generate import Generated, generate_cases
 from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile
-from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, shrink
+from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, local_minimum, shrink
 from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.harness.micro_batches import Split, split_cases, with_default_split
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.protocol import Candidate
 from kjoin.oracle.behaviour import parse_version
@@ -99,11 +101,13 @@ def fuzz(
     joins: Sequence[JoinKind] | None = None,
     intended: bool = False,
     shrink_failures: int | None = None,
+    splits: Sequence[Split] = (),
 ) -> FuzzReport:
     """Fuzz ``candidate`` as Kafka ``kafka``, or (default) as every version it claims, the newest with the
     profile's count (see the module's docstring); ``seed`` defaults to the profile's. ``joins`` narrows the
-    claimed join kinds; ``examples`` and ``shrink_failures`` override the profile's. ``spark`` is called at
-    most once, when the candidate first runs."""
+    claimed join kinds; ``examples`` and ``shrink_failures`` override the profile's. ``splits``: run every
+    scenario under each micro-batch split (a micro-batched candidate only; without, such a candidate's
+    cases carry its default split). ``spark`` is called at most once, when the candidate first runs."""
     started = time.perf_counter()
     claim = candidate.claim
     count = profile.examples if examples is None else examples
@@ -126,13 +130,15 @@ def fuzz(
     session = _once(spark)
     calls: list[int] = []
     evaluate = harness_evaluator(candidate, session, calls)
-    cases = [case for batch in generated for case in batch.cases]
+    drawn = [case for batch in generated for case in batch.cases]
+    cases = split_cases(drawn, splits) if splits else with_default_split(drawn, candidate)
     checked = evaluate(cases) if cases else {}
     outcomes = tuple(checked[case.id] for case in cases)
     failing = [outcome for outcome in outcomes if outcome.status == "fail"]
     limit = profile.shrink_failures if shrink_failures is None else shrink_failures
     chosen = _to_shrink(failing, limit)
-    shrunk = shrink(chosen, evaluate, rounds=profile.shrink_rounds, limit=profile.round_reductions)
+    rounds = shrink(chosen, evaluate, rounds=profile.shrink_rounds, limit=profile.round_reductions)
+    shrunk = local_minimum(rounds, evaluate)
     strategies = {(batch.join, batch.kafka): batch.strategy for batch in generated}
     counterexamples = _distinct(
         Counterexample(item, chosen_seed, strategies[item.original.case.join, item.original.case.kafka])
@@ -193,7 +199,7 @@ def _distinct(counterexamples: Iterable[Counterexample]) -> tuple[Counterexample
     kept: list[Counterexample] = []
     for item in counterexamples:
         case = item.minimal.case
-        content = (case.spec, case.records, case.kafka, case.intended)
+        content = (case.spec, case.records, case.kafka, case.intended, case.micro_batches)
         if content not in seen:
             seen.add(content)
             kept.append(item)

@@ -8,6 +8,8 @@ rest of the catalogue (``kjoin run``, the pytest plugin, the results and reports
 * ``candidate``: the candidate it was found against; ``seed``, ``strategy``, ``hypothesis`` (the version
   that drew the original scenario from that seed); ``shrunk_from``: the original scenario's id and size;
 * ``divergence``: the candidate's first divergence when it was found (kind, input index, both outputs);
+* ``micro_batches``: for a candidate fed in micro-batches, the split it failed under (``split``, and
+  ``starts``: the records that begin a micro-batch); loading the file feeds it that split again;
 * ``found``: the date, only when given (``kjoin fuzz --found``): files never depend on the clock.
 
 The id and the file name come from a digest of the scenario itself
@@ -124,6 +126,8 @@ def regression_line(
         },
         "divergence": divergence,
     }
+    if case.micro_batches is not None:
+        line["micro_batches"] = {"split": case.micro_batches.split, "starts": list(case.micro_batches.starts)}
     if found is not None:
         line["found"] = found
     return line

@@ -11,6 +11,8 @@ Reductions, smallest first:
 
 * record subsets: every subset of one to three records (a failure seldom needs more), and every subset
   without one or two records; relative order is kept;
+* micro-batch boundaries (a case fed to a streaming candidate in micro-batches): each one removed, and a
+  record subset keeps a boundary only between two kept records that were in different micro-batches;
 * the specification: narrower windows and grace, a shorter history retention, fewer or no versioned sides;
 * the records: earlier timestamps (0 to 7, halved, one less, another record's, all shifted down, ranks),
   fewer keys (a key replaced by the first one), keys and values renamed in order of appearance
@@ -18,6 +20,12 @@ Reductions, smallest first:
 * for scenarios of up to three records, every pair of the changes above (a window edge often moves only
   together with a timestamp), and the previous round's best combined with the other changes that kept the
   failure then (independent simplifications need not take a round each).
+
+After the rounds, a final pass (``local_minimum``) makes each result a local minimum: it tries, all in one
+batch, removing each single record, all records of each key and each micro-batch boundary, keeps the
+smallest that still fails, and repeats until none does. The rounds (like hypothesis's shrinker) may stop
+early, at their limit or when a round's ``limit`` of reductions left out the one that worked; the pass
+does not stop before a local minimum.
 
 "Still fails" means the candidate's outcome is ``fail`` (a declared difference does not count), whatever the
 divergence: the smallest failing scenario is what a user needs first.
@@ -30,11 +38,12 @@ from dataclasses import dataclass, replace
 from functools import partial
 from itertools import combinations
 
-from kjoin.conformance.catalogue import Case, case_id
+from kjoin.conformance.catalogue import Case
 from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.harness.micro_batches import kept_records, split_case_id, without_start
 from kjoin.oracle.records import Key, Record
 
-__all__ = ["Evaluate", "Shrunk", "complexity", "reductions", "shrink"]
+__all__ = ["Evaluate", "Shrunk", "complexity", "local_minimum", "reductions", "removals", "shrink"]
 
 Evaluate = Callable[[Sequence[Case]], dict[str, CaseOutcome]]
 """Check many cases with one candidate call per join kind; the outcome per case id."""
@@ -51,12 +60,14 @@ class Shrunk:
     original: CaseOutcome
     minimal: CaseOutcome
     rounds: int
+    final_steps: int = 0
+    """Removals the final pass (``local_minimum``) made after the rounds."""
 
 
 def complexity(case: Case) -> tuple[int, ...]:
-    """The order in which reductions are preferred, smallest first: fewer records, then a narrower window
-    and grace, a shorter history, fewer versioned sides, fewer keys, earlier timestamps, then names in order
-    of appearance."""
+    """The order in which reductions are preferred, smallest first: fewer records, then fewer micro-batch
+    boundaries, a narrower window and grace, a shorter history, fewer versioned sides, fewer keys, earlier
+    timestamps, then names in order of appearance."""
     spec, records = case.spec, case.records
     window = spec.window
     width = 0 if window is None else window.before + window.after + (window.grace or 0) + window.legacy
@@ -66,7 +77,8 @@ def complexity(case: Case) -> tuple[int, ...]:
     keys = len({record.key for record in records})
     times = [record.ts for record in records]
     renamed = sum(a != b for a, b in zip(_renamed(case).records, records, strict=True))
-    return (len(records), width, history, sides, keys, sum(times), max(times, default=0), renamed)
+    boundaries = 0 if case.micro_batches is None else len(case.micro_batches.starts)
+    return (len(records), boundaries, width, history, sides, keys, sum(times), max(times, default=0), renamed)
 
 
 def reductions(case: Case, *, limit: int) -> list[Case]:
@@ -89,14 +101,14 @@ def _reductions(case: Case, *, limit: int, extra: Sequence[Case] = ()) -> list[t
     """``(change, reduced case)`` pairs: ``extra`` cases (no change of their own) and the changes of
     ``case``, distinct, strictly less complex than ``case``, in ``complexity`` order, at most ``limit``."""
     own = complexity(case)
-    seen = {(case.spec, case.records)}
+    seen = {_content(case)}
     found: list[tuple[_Change | None, Case]] = []
     changes = list(_changes(case))
     if len(case.records) <= _SMALL_SUBSETS:
         changes += _pairs_of(changes)
     options = [(None, reduced) for reduced in extra] + [(c, c.apply(case)) for c in changes]
     for change, reduced in options:
-        content = (reduced.spec, reduced.records)
+        content = _content(reduced)
         if content in seen or complexity(reduced) >= own:
             continue
         seen.add(content)
@@ -105,10 +117,15 @@ def _reductions(case: Case, *, limit: int, extra: Sequence[Case] = ()) -> list[t
     return found[:limit]
 
 
+def _content(case: Case) -> tuple[object, ...]:
+    """What makes two reductions the same scenario."""
+    return (case.spec, case.records, case.micro_batches)
+
+
 def _pairs_of(changes: Sequence[_Change]) -> list[_Change]:
     """Every two changes of different parts (not record subsets) applied one after the other: a small
     scenario often shrinks only when two parts shrink together (a narrower window and an earlier ts)."""
-    single = [change for change in changes if change.part != "records"]
+    single = [change for change in changes if change.part not in ("records", "batches")]
     return [
         _Change(f"{first.part}+{second.part}", partial(_both, first, second))
         for first, second in combinations(single, 2)
@@ -181,17 +198,69 @@ def shrink(failing: Sequence[CaseOutcome], evaluate: Evaluate, *, rounds: int, l
     ]
 
 
-def _named(reduced: Case, base: Case, round_number: int, index: int) -> Case:
-    """``reduced`` with an id unique in its round: ``<original scenario>.r<round>.<n>``."""
-    root = base.scenario.split(".r", 1)[0]
-    scenario = f"{root}.r{round_number}.{index}"
-    return replace(
-        reduced, scenario=scenario, id=case_id(scenario, reduced.variant, reduced.kafka, reduced.intended)
-    )
+def local_minimum(shrunk: Sequence[Shrunk], evaluate: Evaluate) -> list[Shrunk]:
+    """Each shrunk case reduced until no single record, no key (all its records) and no micro-batch
+    boundary can be removed while it still fails: every pass tries all those removals of every case not
+    yet minimal in one ``evaluate`` call and keeps the smallest failing one. Terminates: each kept removal
+    makes a case strictly smaller."""
+    current = [item.minimal for item in shrunk]
+    steps = [0] * len(current)
+    active = set(range(len(current)))
+    number = 0
+    while active:
+        number += 1
+        tried = {
+            which: [
+                _named(reduced, current[which].case, number, i, "m")
+                for i, reduced in enumerate(removals(current[which].case))
+            ]
+            for which in sorted(active)
+        }
+        batch = [case for cases in tried.values() for case in cases]
+        if not batch:
+            break
+        outcomes = evaluate(batch)
+        for which, cases in tried.items():
+            kept = [outcomes[case.id] for case in cases if outcomes[case.id].status == "fail"]
+            if not kept:
+                active.discard(which)
+                continue
+            current[which] = min(kept, key=lambda outcome: complexity(outcome.case))
+            steps[which] += 1
+    return [
+        replace(item, minimal=minimal, final_steps=count)
+        for item, minimal, count in zip(shrunk, current, steps, strict=True)
+    ]
+
+
+def removals(case: Case) -> list[Case]:
+    """``case`` without one of its records, without all records of one of its keys, or without one of its
+    micro-batch boundaries: the neighbours a local minimum has none failing of."""
+    count = len(case.records)
+    subsets = [tuple(i for i in range(count) if i != gone) for gone in range(count)] if count > 1 else []
+    keys = list(dict.fromkeys(record.key for record in case.records))
+    if len(keys) > 1:
+        subsets += [tuple(i for i, record in enumerate(case.records) if record.key != key) for key in keys]
+    found = [_keep(kept, case) for kept in dict.fromkeys(subsets) if kept]
+    if case.micro_batches is not None:
+        found += [
+            replace(case, micro_batches=without_start(case.micro_batches, start))
+            for start in case.micro_batches.starts
+        ]
+    return found
+
+
+def _named(reduced: Case, base: Case, round_number: int, index: int, stage: str = "r") -> Case:
+    """``reduced`` with an id unique in its round: ``<original scenario>.r<round>.<n>`` (``.m``: the final
+    pass), ``@<split>`` after it for a case fed in micro-batches."""
+    root = base.scenario.split(".r", 1)[0].split(".m", 1)[0]
+    named = replace(reduced, scenario=f"{root}.{stage}{round_number}.{index}")
+    return replace(named, id=split_case_id(named))
 
 
 def _changes(case: Case) -> Iterator[_Change]:
     yield from _record_subsets(case)
+    yield from _boundary_changes(case)
     yield from _spec_changes(case)
     yield from _record_changes(case)
 
@@ -206,7 +275,26 @@ def _record_subsets(case: Case) -> Iterator[_Change]:
 
 
 def _keep(kept: tuple[int, ...], case: Case) -> Case:
-    return replace(case, records=tuple(case.records[i] for i in kept if i < len(case.records)))
+    """The records ``kept`` (and the micro-batch boundaries between them)."""
+    count = len(case.records)
+    present = tuple(i for i in kept if i < count)
+    records = tuple(case.records[i] for i in present)
+    if case.micro_batches is None:
+        return replace(case, records=records)
+    return replace(case, records=records, micro_batches=kept_records(case.micro_batches, present))
+
+
+def _boundary_changes(case: Case) -> Iterator[_Change]:
+    """Each micro-batch boundary removed (its two micro-batches merged)."""
+    if case.micro_batches is not None:
+        for start in case.micro_batches.starts:
+            yield _Change("batches", partial(_without_boundary, start))
+
+
+def _without_boundary(start: int, case: Case) -> Case:
+    if case.micro_batches is None:
+        return case
+    return replace(case, micro_batches=without_start(case.micro_batches, start))
 
 
 def _smaller(value: int) -> list[int]:

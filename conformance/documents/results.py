@@ -223,6 +223,9 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
         "explanation": explanation,
         "timeline": None if times is None else {"stream_time": times},
         "diagnosis": diagnosis,
+        "micro_batches": None
+        if case.micro_batches is None
+        else {"split": case.micro_batches.split, "starts": list(case.micro_batches.starts)},
     }
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import UNKNOWN_CAUSE, CandidateFailure, Emitted
 from kjoin.conformance.documents.outcomes import Answer
+from kjoin.conformance.harness.micro_batches import micro_batched
 from kjoin.conformance.harness.system_failures import SystemFailure
 from kjoin.conformance.protocol import INPUT_SCHEMA, OUTPUT_SCHEMA, SPEC_SCHEMA, Candidate
 from kjoin.errors import KjoinError
@@ -165,7 +166,8 @@ def run_batch(spark: SparkSession, candidate: Candidate, cases: Sequence[Case]) 
     try:
         inputs = spark.createDataFrame(input_rows(cases), INPUT_SCHEMA)
         specs = spark.createDataFrame(spec_rows(cases), SPEC_SCHEMA)
-        output, has_idx = validated_output(candidate.run(spark, inputs, specs))
+        fed = micro_batched(candidate, cases)  # a streaming candidate: each case's micro-batch split
+        output, has_idx = validated_output(fed.run(spark, inputs, specs))
         rows = [_Row(*row) for row in output.collect()]
     except BaseException as error:  # the candidate boundary: sys.exit() and Ctrl-C inside it included
         if isinstance(error, KeyboardInterrupt | Stop | SystemFailure):

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from tabulate import tabulate
 
-from kjoin.conformance.catalogue import Case
+from kjoin.conformance.catalogue import Case, MicroBatches
 from kjoin.conformance.checker import Divergence, Emitted
 from kjoin.conformance.documents.causes import causing_input
 from kjoin.conformance.documents.explain import explain
@@ -22,6 +23,7 @@ from kjoin.oracle.records import JOIN_KINDS
 
 __all__ = [
     "describe_case",
+    "describe_micro_batches",
     "render_diagnosis",
     "render_outcome",
     "render_ran_as",
@@ -63,7 +65,21 @@ def describe_case(case: Case) -> str:
         parts.append("self-join (one stream joined with itself)")
     if spec.optimization != "none":
         parts.append(f"topology.optimization {spec.optimization}")
-    return ", ".join(parts)
+    line = ", ".join(parts)
+    if case.micro_batches is not None:
+        line += f"\n{describe_micro_batches(case.micro_batches, len(case.records))}"
+    return line
+
+
+def describe_micro_batches(micro_batches: MicroBatches, count: int) -> str:
+    """How a streaming candidate was fed the case's ``count`` records: its micro-batches and boundaries."""
+    edges = [0, *micro_batches.starts, count]
+    spans = [f"#{first}-#{end - 1}" if end - 1 > first else f"#{first}" for first, end in pairwise(edges)]
+    boundaries = ", ".join(f"#{start}" for start in micro_batches.starts) or "none"
+    return (
+        f"fed in {len(spans)} micro-batch{'es' if len(spans) != 1 else ''} (split {micro_batches.split}): "
+        f"{', '.join(spans)}; boundaries before {boundaries}"
+    )
 
 
 def _input_row(case: Case, index: int | None) -> str:
@@ -89,12 +105,14 @@ def render_trace(
     *,
     mark: int | None = None,
     window: tuple[int, int] | None = None,
+    micro_batches: MicroBatches | None = None,
 ) -> str:
     """Inputs (``#``, ts, side, key, value) with, per named column, the outputs each input emitted, in the
     seed tables' notation (an output's key is shown only where it is not the emitting input's key).
 
     ``columns`` maps a heading to outputs with causes (``Output``); ``window`` limits the rows shown;
-    ``mark`` flags one row with ``>>``."""
+    ``mark`` flags one row with ``>>``; ``micro_batches`` adds the micro-batch of each input (``batch``,
+    ``|`` where one begins after a boundary)."""
     emitted: dict[str, dict[int, list[str]]] = {}
     for heading, outputs in columns.items():
         per_input: dict[int, list[str]] = defaultdict(list)
@@ -109,8 +127,11 @@ def render_trace(
         row = [">>" if index == mark else "", index, record.ts, record.side, show_key(record.key)]
         row.append(show_operand(record.value))
         row += ["; ".join(emitted[heading][index]) for heading in columns]
+        if micro_batches is not None:
+            boundary = "| " if index in micro_batches.starts else ""
+            row.append(f"{boundary}{micro_batches.batch_of(index)}")
         rows.append(row)
-    headers = ["", "#", "ts", "side", "key", "value", *columns]
+    headers = ["", "#", "ts", "side", "key", "value", *columns, *(["batch"] if micro_batches else [])]
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
 
 
@@ -174,7 +195,13 @@ def render_outcome(outcome: CaseOutcome, *, limit: int = 20) -> str:
         marked = first.at if start is None else start
         lines += ["", "trace (>> marks where the first divergence starts):"]
         lines.append(
-            render_trace(case.records, columns, mark=marked, window=(max(0, last - _TRACE_MAX), last))
+            render_trace(
+                case.records,
+                columns,
+                mark=marked,
+                window=(max(0, last - _TRACE_MAX), last),
+                micro_batches=case.micro_batches,
+            )
         )
     if explanation is not None:
         lines += ["", f"Kafka's state after input #{explanation['at']}:", render_state(explanation["after"])]

@@ -41,8 +41,8 @@ query per scenario, each with its own watermark (exact, and much slower: about a
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -130,6 +130,14 @@ class StreamingCandidate:
     isolation: Isolation = "configuration"
     output_mode: str = "append"
     steps_per_batch: int = 1
+    micro_batch_plan: Mapping[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
+    """Scenario ids fed their own micro-batches (``with_micro_batches``;
+    docs/streaming.md#micro-batch-splits)."""
+
+    def with_micro_batches(self, plan: Mapping[str, tuple[int, ...]]) -> StreamingCandidate:
+        """The same candidate feeding each scenario id of ``plan`` its own micro-batches: the record
+        indices that begin one."""
+        return replace(self, micro_batch_plan=dict(plan))
 
     def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
         """Feed every scenario to the job (one query per configuration or per scenario, all running at
@@ -183,11 +191,12 @@ class StreamingCandidate:
         schema = STEP_SCHEMA + "".join(f", {column} long" for column in WINDOW_COLUMNS)
         extra = [flush, flush] if self.flush else []
         name = f"kjoin_streaming_{next(_query_names)}"
+        batching = (self.steps_per_batch, self.micro_batch_plan)
         if (spark.sparkContext.master or "").startswith("local"):  # no Python worker for the feed (feed.py)
             folder = checkpoints / f"{name}-input"
-            stream = stepped_file_stream(spark, rows, folder, extra, schema, self.steps_per_batch)
+            stream = stepped_file_stream(spark, rows, folder, extra, schema, *batching)
         else:  # the tasks may run on other machines: the feed travels inside the source
-            stream = stepped_stream_of_rows(spark, rows, extra, schema, self.steps_per_batch)
+            stream = stepped_stream_of_rows(spark, rows, extra, schema, *batching)
         stream = stream.withColumn("event_time", F.timestamp_millis(F.col("ts") + EVENT_TIME_SHIFT_MS))
         sides = [stream.where(F.col("side") == side).drop("side") for side in ("left", "right")]
         output = self.job(sides[0], sides[1], spec)
@@ -258,7 +267,8 @@ def streaming_candidate(
     """A candidate running ``job`` (see the module's docstring); the same claim and declared differences
     as any candidate. ``steps_per_batch`` consecutive processing steps make one micro-batch (a micro-batch
     port of a table join then merges a key's updates within it, as Kafka's record caches do between
-    commits: compare it at level ``commit-points``)."""
+    commits: compare it at level ``commit-points``). A run's own splits (``--steps-per-batch``) replace
+    it."""
     if isolation not in ("configuration", "scenario"):
         raise ValueError(f"isolation must be 'configuration' or 'scenario', got {isolation!r}")
     if steps_per_batch < 1:

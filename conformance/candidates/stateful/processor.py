@@ -94,6 +94,11 @@ class KafkaTaskProcessor(StatefulProcessor):
         (task,) = key
         records = pd.concat(list(rows), ignore_index=True).sort_values("idx", kind="stable")
         batch: list[dict[str, Any]] = records.astype(object).where(records.notna(), None).to_dict("records")
+        yield pd.DataFrame(self.process_batch(task, batch), columns=OUTPUT_COLUMNS)
+
+    def process_batch(self, task: Any, batch: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        """One micro-batch of a task, its records in ``idx`` order as dicts of input columns: load the
+        stores, run the join over the records, write the changes back; the ``OUTPUT_COLUMNS`` rows."""
         clock = load_clock(self.clock)
         views, join = self._load(batch[0], clock)
         out: list[tuple[Any, ...]] = []
@@ -107,7 +112,7 @@ class KafkaTaskProcessor(StatefulProcessor):
         for view in views:
             view.write_back()
         store_clock(self.clock, clock)
-        yield pd.DataFrame(out, columns=OUTPUT_COLUMNS)
+        return out
 
     def close(self) -> None:
         pass

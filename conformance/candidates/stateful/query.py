@@ -15,7 +15,7 @@ cost less.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -83,11 +83,13 @@ def run_join_query(
     rows: Sequence[tuple[Any, ...]],
     checkpoint: str | None = None,
     steps_per_batch: int = 1,
+    plan: Mapping[str, Sequence[int]] | None = None,
 ) -> list[tuple[Any, ...]]:
     """Run one join kind's records (``STEP_COLUMNS`` + ``SPEC_COLUMNS`` tuples) to completion; the rows
     the sink received (``OUTPUT_DDL``). With a ``checkpoint`` directory a query resumes where the last one
-    on it stopped: its state and the next processing step come from the checkpoint."""
-    stream = stepped_stream_of_rows(spark, rows, (), STEP_SCHEMA + SPEC_DDL, steps_per_batch)
+    on it stopped: its state and the next processing step come from the checkpoint. ``plan``: scenario ids
+    fed their own micro-batches (``streaming.feed.micro_batches``)."""
+    stream = stepped_stream_of_rows(spark, rows, (), STEP_SCHEMA + SPEC_DDL, steps_per_batch, plan)
     output = stream.groupBy("scenario_id").transformWithStateInPandas(
         statefulProcessor=KafkaTaskProcessor(join),
         outputStructType=OUTPUT_DDL,

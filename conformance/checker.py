@@ -42,7 +42,7 @@ from typing import Literal, get_args
 from kjoin.conformance.commit_points import Explanation, Segments, explain
 from kjoin.conformance.documents.vocabulary import KIND_ORDER, DivergenceKind
 from kjoin.conformance.notation import show_key, show_output
-from kjoin.oracle.records import Output
+from kjoin.oracle.records import UNKNOWN_CAUSE, Output
 
 __all__ = [
     "MODES",
@@ -60,9 +60,6 @@ __all__ = [
 Mode = Literal["exact", "key-order", "multiset", "commit-points", "table"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 Status = Literal["pass", "fail", "unknown"]
-
-UNKNOWN_CAUSE = -1
-"""``Output.cause`` of an output whose emitting input is not known."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from kjoin.oracle.records import (
     OPTIMIZATIONS,
     SIDES,
     STORE_KINDS,
+    UNKNOWN_CAUSE,
     VARIANTS,
     FkExtractor,
     JoinKind,
@@ -76,9 +77,6 @@ MAX_LONG = 2**63 - 1
 MAX_DEPTH = 32
 """The deepest nesting a portable line needs is 4 (``{"expected": [{"value": [...]}]}``); 32 leaves room
 for provenance fields and refuses pathological input."""
-
-UNKNOWN_CAUSE = -1
-"""The ``cause`` of an output whose emitting input is not known (the portable format does not carry it)."""
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_LONG)]
 Long = Annotated[int, msgspec.Meta(ge=-(2**63), le=MAX_LONG)]

@@ -18,6 +18,7 @@ __all__ = [
     "OPTIMIZATIONS",
     "SIDES",
     "STORE_KINDS",
+    "UNKNOWN_CAUSE",
     "VARIANTS",
     "FkExtractor",
     "JoinKind",
@@ -92,6 +93,10 @@ class Output(NamedTuple):
     ts: int
     cause: int
 
+
+UNKNOWN_CAUSE = -1
+"""``Output.cause`` of an output whose emitting input is not known (a captured trace, a candidate's output
+without its input index, a portable line: the format does not carry causes)."""
 
 _OutputFields = tuple[Key, tuple[Value, Value] | None, int, int]
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.documents.diagnosis import roll_up
 from kjoin.conformance.documents.outcomes import EQUIVALENCES, CaseOutcome, Equivalence
 from kjoin.conformance.documents.results import (
     candidate_json,
@@ -33,7 +34,7 @@ from kjoin.conformance.harness.claims import as_claimed
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.pytest_items import RESULT_PROPERTY, CaseItem, build_items, build_stated_items
 from kjoin.conformance.harness.spark_session import resolve_master, start_session
-from kjoin.conformance.harness.text import render_ran_as
+from kjoin.conformance.harness.text import render_diagnosis, render_ran_as
 from kjoin.conformance.protocol import Candidate, CandidateLoadError, load_candidate, ran_as
 
 if TYPE_CHECKING:
@@ -183,6 +184,7 @@ class PytestRun:
         if self.results:
             releases = [str(r["kafka"]) for r in self.results.values() if r["status"] != "not-claimed"]
             lines += render_ran_as(ran_as(self.candidate.claim.kafka, releases), self.folded)
+        lines += [f"  {line}" for line in render_diagnosis(roll_up(self.results.values()))]
         for batch in self.harness.batches:
             jobs = "?" if batch.jobs is None else str(batch.jobs)
             lines.append(

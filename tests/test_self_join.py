@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kjoin.conformance.catalogue import ScenarioError, load_file
@@ -245,7 +245,7 @@ _ROWS = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=_ROWS, before=st.integers(0, 6), after=st.integers(0, 6), grace=st.integers(0, 6))
 def test_rewritten_left_and_outer_self_joins_emit_the_inner_results(
     rows: list[tuple[str, str | None, int]], before: int, after: int, grace: int
@@ -258,7 +258,7 @@ def test_rewritten_left_and_outer_self_joins_emit_the_inner_results(
         assert run(_spec(variant, "all", window), records, behaviour_for("4.4")) == inner
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=_ROWS, before=st.integers(0, 6), after=st.integers(0, 6))
 def test_inner_self_join_is_the_same_rewritten_or_not_while_nothing_expires(
     rows: list[tuple[str, str | None, int]], before: int, after: int

@@ -37,6 +37,19 @@ def _cell(counts: Counter[str]) -> str:
     return f"{counts['pass']}/{compared}{mark}"
 
 
+KEPT_SECTION = "\n## Self-joins"
+"""The page's section made by other runs (``kjoin verify --self-joins``), kept when the table is rewritten."""
+
+
+def _kept_sections(page: Path) -> str:
+    """The part of an existing page from ``KEPT_SECTION`` on (empty when there is none)."""
+    if not page.exists():
+        return ""
+    text = page.read_text(encoding="utf-8")
+    at = text.find(KEPT_SECTION)
+    return "" if at < 0 else text[at:]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -94,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             tabulate(rows, headers=headers, tablefmt="github"),
             "",
         ]
-        args.write.write_text("\n".join(page), encoding="utf-8")
+        args.write.write_text("\n".join(page) + _kept_sections(args.write), encoding="utf-8")
         print(f"wrote {args.write}", file=sys.stderr)
     return 1 if disagreements else 0
 

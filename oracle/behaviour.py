@@ -136,7 +136,7 @@ class Behaviour:
     of a stream with itself (``s.join|leftJoin|outerJoin(s, ...)``, whatever the variant and window) into one
     ``KStreamKStreamSelfJoin`` processor over one window store: inner-join results only, each record also
     joined with itself. Before 3.4, and with optimization off, the join keeps its two window stores.
-    Only self-join scenarios read it (``SELF_JOIN_FLAGS``). spec SJ-1 to SJ-5."""
+    Only self-join scenarios read it (``SELF_JOIN_FLAGS``). spec SJ-1 to SJ-6."""
 
     # --- stream-table -----------------------------------------------------------------------------
     has_stream_table_inner_join: bool

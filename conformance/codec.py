@@ -24,6 +24,7 @@ from kjoin.errors import KjoinError
 from kjoin.oracle.records import (
     FK_EXTRACTORS,
     JOIN_KINDS,
+    KEY_MAPPERS,
     OPTIMIZATIONS,
     SIDES,
     STORE_KINDS,
@@ -32,6 +33,7 @@ from kjoin.oracle.records import (
     FkExtractor,
     JoinKind,
     JoinSpec,
+    KeyMapper,
     Optimization,
     Output,
     Record,
@@ -145,6 +147,7 @@ class Scenario(msgspec.Struct, kw_only=True):
     records: list[RecordJson]
     stores: StoreKind | None = None
     fk_extractor: FkExtractor | None = None
+    key_mapper: KeyMapper | None = None
     window: WindowJson | None = None
     versioned: VersionedJson | None = None
     settings: SettingsJson | None = None
@@ -195,6 +198,7 @@ _PROBLEMS = {
     "variant": f"is not one of {', '.join(VARIANTS)}",
     "stores": f"is not one of {', '.join(STORE_KINDS)}",
     "fk_extractor": f"is not one of {', '.join(FK_EXTRACTORS)}",
+    "key_mapper": f"is not one of {', '.join(KEY_MAPPERS)}",
     "records": "must be a list of records",
     "records[]": _TABLE,
     "records[].side": f"is not one of {', '.join(SIDES)}",
@@ -309,13 +313,21 @@ def _misplaced(plain: object, scenario: str | None) -> CodecError | None:
     if not isinstance(plain, dict):
         return None
     join = plain.get("join")
-    if plain.get("window") is not None and join in ("table-table", "fk"):
+    if plain.get("window") is not None and join in _WINDOWLESS:
         problem = f"is not allowed for a {join} join (it has no window)"
         return CodecError("window", plain["window"], problem, scenario)
     if plain.get("versioned") is not None and join == "stream-stream":
         problem = "is not allowed for a stream-stream join (it has no tables)"
         return CodecError("versioned", plain["versioned"], problem, scenario)
+    if plain.get("versioned") is not None and join == "stream-globaltable":
+        return CodecError("versioned", plain["versioned"], _GLOBAL_NOT_VERSIONED, scenario)
     return None
+
+
+_WINDOWLESS = ("table-table", "fk", "stream-globaltable")
+"""The join kinds without a window (a stream-globaltable join has no grace period either)."""
+
+_GLOBAL_NOT_VERSIONED = "is not allowed for a stream-globaltable join (a GlobalKTable cannot be versioned)"
 
 
 def _scenario_id(plain: object) -> str | None:
@@ -398,12 +410,12 @@ def spec_field(value: object, field: Literal["window", "versioned", "settings"])
 
 def window_from(value: WindowJson | None, join: JoinKind) -> Window | None:
     """Stream-stream: ``before`` (required), ``after`` (default ``before``), ``grace``, ``legacy``.
-    Stream-table: ``grace`` only (KIP-923). Table-table and fk: no window."""
+    Stream-table: ``grace`` only (KIP-923). Table-table, fk and stream-globaltable: no window."""
     if value is None:
         if join == "stream-stream":
             raise CodecError("window", None, "is missing: a stream-stream join needs a window")
         return None
-    if join in ("table-table", "fk"):
+    if join in _WINDOWLESS:
         raise CodecError(
             "window", _window_shown(value), f"is not allowed for a {join} join (it has no window)"
         )
@@ -438,6 +450,8 @@ def versioned_from(value: VersionedJson | None, join: JoinKind) -> Versioning | 
     if join == "stream-table" and value.left:
         problem = "must be false: the left side of a stream-table join is a stream"
         raise CodecError("versioned.left", True, problem)
+    if join == "stream-globaltable":
+        raise CodecError("versioned", msgspec.to_builtins(value), _GLOBAL_NOT_VERSIONED)
     return Versioning(left=value.left, right=value.right, history_ms=value.history_ms)
 
 
@@ -477,6 +491,8 @@ def spec_from(scenario: Scenario) -> JoinSpec:
     if scenario.fk_extractor is not None and join != "fk":
         raise CodecError("fk_extractor", scenario.fk_extractor, "is only allowed for an fk join")
     stream_stream_only(join, scenario.self_join, scenario.optimization)
+    if scenario.key_mapper is not None and join != "stream-globaltable":
+        raise CodecError("key_mapper", scenario.key_mapper, "is only allowed for a stream-globaltable join")
     return JoinSpec(
         join=join,
         variant=scenario.variant,
@@ -487,6 +503,7 @@ def spec_from(scenario: Scenario) -> JoinSpec:
         settings=settings_from(scenario.settings),
         self_join=scenario.self_join,
         optimization=scenario.optimization or "none",
+        key_mapper=scenario.key_mapper or "key",
     )
 
 
@@ -562,7 +579,8 @@ def output_json(output: Output, *, cause: bool = False) -> dict[str, Any]:
 
 def scenario_spec_json(spec: JoinSpec) -> dict[str, Any]:
     """The spec fields of a portable line: only what the join kind has (``window`` per kind, ``versioned``
-    when set, ``fk_extractor`` for fk, ``settings`` when not the default)."""
+    when set, ``fk_extractor`` for fk, ``key_mapper`` for stream-globaltable, ``settings`` when not the
+    default)."""
     line: dict[str, Any] = {"join": spec.join, "variant": spec.variant, "stores": spec.stores}
     window = spec.window
     if window is not None:
@@ -576,6 +594,8 @@ def scenario_spec_json(spec: JoinSpec) -> dict[str, Any]:
         line["versioned"] = _versioned_json(spec.versioned)
     if spec.join == "fk":
         line["fk_extractor"] = spec.fk_extractor
+    if spec.join == "stream-globaltable":
+        line["key_mapper"] = spec.key_mapper
     if spec.settings != Settings():
         line["settings"] = settings_json(spec.settings)
     line.update(_self_join_json(spec))
@@ -594,7 +614,7 @@ def _self_join_json(spec: JoinSpec) -> dict[str, Any]:
 
 def results_spec_json(spec: JoinSpec) -> dict[str, Any]:
     """The spec of a results document: every field (``null`` when absent), ``settings`` only when not the
-    default (so documents of scenarios without settings read as before)."""
+    default and ``key_mapper`` only for stream-globaltable (so other documents read as before)."""
     window = spec.window
     data: dict[str, Any] = {
         "join": spec.join,
@@ -606,6 +626,8 @@ def results_spec_json(spec: JoinSpec) -> dict[str, Any]:
         else {"before": window.before, "after": window.after, "grace": window.grace, "legacy": window.legacy},
         "versioned": None if spec.versioned is None else _versioned_json(spec.versioned),
     }
+    if spec.join == "stream-globaltable":
+        data["key_mapper"] = spec.key_mapper
     if spec.settings != Settings():
         data["settings"] = settings_json(spec.settings)
     data.update(_self_join_json(spec))
@@ -629,6 +651,7 @@ def spec_from_results(data: Mapping[str, Any]) -> JoinSpec:
         settings=settings_from(msgspec.convert(data.get("settings", {}), SettingsJson)),
         self_join=data.get("self", False),
         optimization=data.get("optimization", "none"),
+        key_mapper=data.get("key_mapper", "key"),
     )
 
 

@@ -22,6 +22,7 @@ except ModuleNotFoundError as missing:  # a bare install (tests/test_public_api.
 from kjoin.oracle.behaviour import DAY_MS, Behaviour
 from kjoin.oracle.records import (
     JOIN_KINDS,
+    KEY_MAPPERS,
     OPTIMIZATIONS,
     SIDES,
     STORE_KINDS,
@@ -29,6 +30,7 @@ from kjoin.oracle.records import (
     JoinKind,
     JoinSpec,
     Key,
+    KeyMapper,
     Record,
     Settings,
     Side,
@@ -239,8 +241,9 @@ JOIN_VARIANTS: dict[JoinKind, tuple[Variant, ...]] = {
     "stream-table": ("inner", "left"),
     "table-table": VARIANTS,
     "fk": ("inner", "left"),
+    "stream-globaltable": ("inner", "left"),
 }
-"""The variants Kafka offers per join kind (no outer stream-table or foreign-key join)."""
+"""The variants Kafka offers per join kind (no outer stream-table, foreign-key or stream-globaltable join)."""
 
 _RARELY = st.integers(min_value=0, max_value=4).map(lambda n: n == 4)
 """Whether a record gets a null value (or a null key): true for 1 of the 5 values; shrinks towards
@@ -320,12 +323,20 @@ def versionings(
     return st.one_of(st.none(), versioned)
 
 
-def _key_prefix(join: JoinKind, side: Side) -> str:
+def _key_prefix(join: JoinKind, side: Side, key_mapper: KeyMapper) -> str:
     """Key names: ``k1..`` on both sides; a foreign-key join keys its left rows ``p1..`` (primary keys)
-    and its right rows ``f1..`` (the foreign keys the left values point to)."""
-    if join != "fk":
-        return "k"
-    return "p" if side == "left" else "f"
+    and its right rows ``f1..`` (the foreign keys the left values point to); a stream-globaltable join whose
+    key mapper reads the value keys its global table ``f1..`` (the keys the stream values point to)."""
+    if join == "fk":
+        return "p" if side == "left" else "f"
+    if join == "stream-globaltable" and key_mapper != "key" and side == "right":
+        return "f"
+    return "k"
+
+
+def _points_into_values(join: JoinKind, key_mapper: KeyMapper) -> bool:
+    """Whether the left values carry the key of a right row (``<fk>:L<i>`` or ``L<i>,<fk>``)."""
+    return join == "fk" or (join == "stream-globaltable" and key_mapper != "key")
 
 
 def join_histories(
@@ -340,12 +351,15 @@ def join_histories(
     max_step: int = 3,
     max_back: int = 5,
     max_jump: int = 30,
+    key_mapper: KeyMapper = "key",
 ) -> st.SearchStrategy[tuple[Record, ...]]:
     """Input histories of ``min_size`` to ``max_size`` records for a ``join``, with unique, labelled values.
 
     Record number ``i`` carries the value ``L<i>`` (left) or ``R<i>`` (right), so every output names the
     records it was computed from; a foreign-key join's left value is ``<fk>:L<i>`` with a foreign key
-    ``f1..`` (or an empty one, a null foreign key, if ``null_foreign_keys``). 1 in 5 values is null if
+    ``f1..`` (or an empty one, a null foreign key, if ``null_foreign_keys``), and so is a stream-globaltable
+    join's with the ``colon-prefix`` ``key_mapper`` (``L<i>,<fk>`` with ``comma-second``, ``L<i>`` alone for
+    a null mapped key). 1 in 5 values is null if
     ``null_values`` (a tombstone for a table), and 1 in 5 keys if ``null_keys``. Each ts lies ``ts_offsets``
     away from the largest ts so far (never below 0): equal timestamps, out-of-order records and jumps that
     close windows. The history is a list of independent steps (``st.lists`` grows it one step at a time),
@@ -360,7 +374,8 @@ def join_histories(
     _check_positive("max_keys", max_keys)
     offsets = ts_offsets(max_step=max_step, max_back=max_back, max_jump=max_jump)
     sides = st.sampled_from(SIDES)
-    side_keys = {side: keys(max_keys=max_keys, prefix=_key_prefix(join, side)) for side in SIDES}
+    side_keys = {side: keys(max_keys=max_keys, prefix=_key_prefix(join, side, key_mapper)) for side in SIDES}
+    points = _points_into_values(join, key_mapper)
     foreign_keys = keys(max_keys=max_keys, null_keys=null_foreign_keys, prefix="f")
 
     @st.composite
@@ -368,10 +383,11 @@ def join_histories(
         side = draw(sides)
         key = None if null_keys and draw(_RARELY) else draw(side_keys[side])
         is_null = null_values and draw(_RARELY)
-        foreign = draw(foreign_keys) if join == "fk" and side == "left" and not is_null else None
+        foreign = draw(foreign_keys) if points and side == "left" and not is_null else None
         return _Step(side, key, is_null, "" if foreign is None else str(foreign), draw(offsets))
 
-    return st.lists(_step(), min_size=min_size, max_size=max_size).map(lambda steps: _fold(join, steps))
+    folded = st.lists(_step(), min_size=min_size, max_size=max_size)
+    return folded.map(lambda steps: _fold(join, steps, key_mapper=key_mapper))
 
 
 class _Step(NamedTuple):
@@ -385,16 +401,22 @@ class _Step(NamedTuple):
     offset: int
 
 
-def _fold(join: JoinKind, steps: Sequence[_Step], *, absolute: bool = False) -> tuple[Record, ...]:
-    """Label the values (``L<i>``/``R<i>``, ``<fk>:L<i>``) and turn offsets into timestamps (offsets from
-    the stream time so far, or the timestamps themselves if ``absolute``)."""
+def _fold(
+    join: JoinKind, steps: Sequence[_Step], *, absolute: bool = False, key_mapper: KeyMapper = "key"
+) -> tuple[Record, ...]:
+    """Label the values (``L<i>``/``R<i>``, ``<fk>:L<i>``, ``L<i>,<fk>``) and turn offsets into timestamps
+    (offsets from the stream time so far, or the timestamps themselves if ``absolute``)."""
+    points = _points_into_values(join, key_mapper)
     history: list[Record] = []
     stream_time = 0
     for index, step in enumerate(steps):
         label = f"{step.side[0].upper()}{index}"
         value: Value = None if step.is_null else label
-        if value is not None and join == "fk" and step.side == "left":
-            value = f"{step.foreign_key}:{label}"
+        if value is not None and points and step.side == "left":
+            if key_mapper == "comma-second" and join == "stream-globaltable":
+                value = f"{label},{step.foreign_key}" if step.foreign_key else label
+            else:
+                value = f"{step.foreign_key}:{label}"
         ts = max(0, step.offset if absolute else stream_time + step.offset)
         stream_time = max(stream_time, ts)
         history.append(Record(side=step.side, key=step.key, value=value, ts=ts))
@@ -489,8 +511,9 @@ def join_scenarios(
     _check_non_negative("max_history", max_history)
     _check_choices("stores", stores, STORE_KINDS)
     max_jump = max(2 * max_difference + max_grace + 1, 3)
+    mappers: tuple[KeyMapper, ...] = KEY_MAPPERS if join == "stream-globaltable" else ("key",)
     with_null_keys = {
-        flag: join_histories(
+        (flag, mapper): join_histories(
             join,
             min_size=min_size,
             max_size=max_size,
@@ -498,8 +521,10 @@ def join_scenarios(
             null_keys=flag,
             max_back=max_jump,
             max_jump=max_jump,
+            key_mapper=mapper,
         )
         for flag in (False, True)
+        for mapper in mappers
     }
     join_window = join_windows(
         max_difference=max_difference, max_grace=max_grace, with_grace=behaviour.join_windows_have_grace
@@ -508,7 +533,9 @@ def join_scenarios(
     store_kinds = st.sampled_from(kinds or list(stores))
     versioned_sides: tuple[Side, ...] = ("right",) if join == "stream-table" else SIDES
     versioning_strategy = versionings(versioned_sides, max_history=max_history)
-    draws_versioning = join != "stream-stream" and versioned and behaviour.has_versioned_stores
+    draws_versioning = (
+        join not in ("stream-stream", "stream-globaltable") and versioned and behaviour.has_versioned_stores
+    )
     draws_grace = join == "stream-table" and stream_table_grace and behaviour.has_stream_table_grace
     passes = (
         emission_pass_scenarios(stores=kinds or list(stores))
@@ -546,8 +573,11 @@ def join_scenarios(
             null_keys = variant != "left"
         if join == "table-table":
             null_keys = not behaviour.null_key_fails_table_join
-        spec = JoinSpec(join=join, variant=variant, window=window, stores=store, versioned=versioning)
-        return spec, draw(with_null_keys[null_keys])
+        mapper = draw(st.sampled_from(mappers))
+        spec = JoinSpec(
+            join=join, variant=variant, window=window, stores=store, versioned=versioning, key_mapper=mapper
+        )
+        return spec, draw(with_null_keys[null_keys, mapper])
 
     return _scenario()
 

@@ -65,7 +65,8 @@ class Behaviour:
     """KIP-962 (3.7, KAFKA-12317/KAFKA-14748): a null-key record with a non-null value on the preserved
     side of a left/outer stream-stream join, or on the stream of a left stream-table join, is forwarded
     at once as ``joiner(v, null)`` / ``joiner(null, v)`` with key null and its own ts. Before 3.7 null keys
-    are dropped. spec SS-10, ST-4."""
+    are dropped. A left stream-globaltable join keeps such a record too and looks up its mapped key (source
+    ``KStreamKTableJoinProcessor#maybeDropRecord``, commit b5c2497). spec SS-10, ST-4, GT-5."""
 
     null_records_advance_stream_time: bool
     """3.7+: the stream-stream join advances its shared stream time before the null-key/null-value
@@ -146,6 +147,25 @@ class Behaviour:
     has_stream_table_grace: bool
     """KIP-923 (3.6): ``Joined#withGracePeriod`` buffers stream records by time before the lookup;
     requires a versioned table. spec ST-7, ST-8."""
+
+    # --- stream-globaltable -----------------------------------------------------------------------
+    has_global_table_joins: bool
+    """KIP-99 (0.10.2, KAFKA-4490): ``StreamsBuilder#globalTable`` and ``KStream#join/leftJoin(GlobalKTable,
+    KeyValueMapper, ValueJoiner)``. spec GT-1."""
+
+    null_mapped_key_fails_global_join: bool
+    """0.10.2-1.0.0: the join looks a null mapped key up in the global store, which throws (the stream thread
+    dies). KAFKA-6378 (1.0.1, 1.1.0) makes a null mapped key "no match". spec GT-4."""
+
+    global_join_drops_by_mapped_key: bool
+    """KAFKA-10277 (2.7.0): the stream-globaltable join drops a record whose *mapped* key is null (also in a
+    left join, which before joined it with null) and joins a null-key record whose mapped key is not null
+    (before, every null-key record was dropped). spec GT-4."""
+
+    global_left_join_keeps_null_mapped_keys: bool
+    """KAFKA-19208 (4.0.1, 4.1.0; not in 3.9.x): a left stream-globaltable join emits ``joiner(v, null)`` for
+    a record whose mapped key is null, whatever its key (KIP-962 as specified; 3.7-4.0.0 kept only null-key
+    records). spec GT-5."""
 
     # --- table-table ------------------------------------------------------------------------------
     table_joins_forward_every_update: bool
@@ -241,6 +261,10 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         self_join_is_rewritten_by_optimization=False,
         has_stream_table_inner_join=False,
         has_stream_table_grace=False,
+        has_global_table_joins=False,
+        null_mapped_key_fails_global_join=True,
+        global_join_drops_by_mapped_key=False,
+        global_left_join_keeps_null_mapped_keys=False,
         table_joins_forward_every_update=True,
         null_key_fails_table_join=True,
         table_join_ts_is_max_of_inputs=False,
@@ -262,8 +286,10 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
         has_stream_table_inner_join=True,
         table_joins_forward_every_update=False,
         null_key_fails_table_join=False,
+        has_global_table_joins=True,
     )
-    v21 = replace(kip77, era="2.1", join_windows_have_grace=True, rocksdb_segments_expire_by_retention=True)
+    v101 = replace(kip77, era="1.0.1", null_mapped_key_fails_global_join=False)
+    v21 = replace(v101, era="2.1", join_windows_have_grace=True, rocksdb_segments_expire_by_retention=True)
     v23 = replace(
         v21,
         era="2.3",
@@ -273,7 +299,8 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
     )
     v24 = replace(v23, era="2.4", has_foreign_key_join=True, stream_joins_can_use_in_memory_stores=True)
     v251 = replace(v24, era="2.5.1", rocksdb_join_stores_skip_null_values=True)
-    v30 = replace(v251, era="3.0", legacy_join_grace_is_set_by_of=True)
+    v27 = replace(v251, era="2.7", global_join_drops_by_mapped_key=True)
+    v30 = replace(v27, era="3.0", legacy_join_grace_is_set_by_of=True)
     v31 = replace(v30, era="3.1", has_spurious_free_outer_joins=True)
     v34 = replace(
         v31,
@@ -309,15 +336,17 @@ def _eras() -> dict[tuple[int, ...], Behaviour]:
     }
     v391 = replace(v38, era="3.9.1", **fk_fixed)
     v400 = replace(v38, era="4.0.0")
-    v401 = replace(v391, era="4.0.1")
+    v401 = replace(v391, era="4.0.1", global_left_join_keeps_null_mapped_keys=True)
     return {
         (0, 10, 0): old,
         (0, 10, 1): v0101,
         (0, 10, 2): kip77,
+        (1, 0, 1): v101,
         (2, 1): v21,
         (2, 3): v23,
         (2, 4): v24,
         (2, 5, 1): v251,
+        (2, 7): v27,
         (3, 0): v30,
         (3, 1): v31,
         (3, 4): v34,
@@ -448,12 +477,12 @@ def flag_names() -> list[str]:
     return [field.name for field in fields(Behaviour) if field.name != "era"]
 
 
-_SS, _ST, _TT, _FK = "stream-stream", "stream-table", "table-table", "fk"
+_SS, _ST, _TT, _FK, _GT = "stream-stream", "stream-table", "table-table", "fk", "stream-globaltable"
 
 FLAG_JOINS: dict[str, frozenset[str]] = {
     "null_stream_values_are_joined": frozenset({_SS, _ST}),
     "null_key_fails_left_stream_join": frozenset({_SS}),
-    "left_joins_forward_null_keys": frozenset({_SS, _ST}),
+    "left_joins_forward_null_keys": frozenset({_SS, _ST, _GT}),
     "null_records_advance_stream_time": frozenset({_SS}),
     "left_join_is_symmetric": frozenset({_SS}),
     "stream_join_ts_is_max_of_inputs": frozenset({_SS}),
@@ -470,6 +499,10 @@ FLAG_JOINS: dict[str, frozenset[str]] = {
     "self_join_is_rewritten_by_optimization": frozenset({_SS}),
     "has_stream_table_inner_join": frozenset({_ST}),
     "has_stream_table_grace": frozenset({_ST}),
+    "has_global_table_joins": frozenset({_GT}),
+    "null_mapped_key_fails_global_join": frozenset({_GT}),
+    "global_join_drops_by_mapped_key": frozenset({_GT}),
+    "global_left_join_keeps_null_mapped_keys": frozenset({_GT}),
     "table_joins_forward_every_update": frozenset({_TT}),
     "null_key_fails_table_join": frozenset({_TT}),
     "table_join_ts_is_max_of_inputs": frozenset({_TT}),
@@ -497,6 +530,7 @@ CAPABILITY_FLAGS: frozenset[str] = frozenset(
         "stream_joins_can_use_in_memory_stores",
         "has_stream_table_inner_join",
         "has_stream_table_grace",
+        "has_global_table_joins",
         "has_versioned_stores",
         "has_foreign_key_join",
         "record_cache_skips_deletes_of_absent_keys",
@@ -505,7 +539,9 @@ CAPABILITY_FLAGS: frozenset[str] = frozenset(
 """Flags that say whether a join, an API or a store exists. Where one is off, the era refuses every input
 that needs it, so there is no output for it to change."""
 
-FAILURE_FLAGS: frozenset[str] = frozenset({"null_key_fails_left_stream_join", "null_key_fails_table_join"})
+FAILURE_FLAGS: frozenset[str] = frozenset(
+    {"null_key_fails_left_stream_join", "null_key_fails_table_join", "null_mapped_key_fails_global_join"}
+)
 """Flags that make Kafka fail on an input. Where one is on, the era has no output for that input (the
 oracle refuses it, and no candidate is checked on it)."""
 
@@ -520,6 +556,10 @@ READ_ONLY_WHERE: dict[str, tuple[str, bool]] = {
     "fk_left_join_repeats_results": ("fk_left_join_keeps_null_foreign_keys", True),
     # The spurious-free fix needs an ofTimeDifferenceAndGrace window, and a window needs grace for that.
     "has_spurious_free_outer_joins": ("join_windows_have_grace", True),
+    # global_table: from 2.7 a null mapped key is dropped before any lookup, so it can no longer fail.
+    "null_mapped_key_fails_global_join": ("global_join_drops_by_mapped_key", False),
+    # ... and a left join keeps a null mapped key only in that check (before 2.7 it joins it anyway).
+    "global_left_join_keeps_null_mapped_keys": ("global_join_drops_by_mapped_key", True),
     # window_store: exact expiry replaces both segment rules.
     "rocksdb_segments_expire_by_retention": ("rocksdb_window_expiry_is_exact", False),
 }

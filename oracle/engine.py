@@ -73,6 +73,10 @@ def processor_for(spec: JoinSpec, behaviour: Behaviour) -> JoinProcessor:
         from kjoin.oracle.foreign_key import ForeignKeyJoin
 
         return ForeignKeyJoin(spec, behaviour)
+    if spec.join == "stream-globaltable":
+        from kjoin.oracle.global_table import GlobalTableJoin
+
+        return GlobalTableJoin(spec, behaviour)
     raise UnsupportedJoinError(f"unknown join kind {spec.join!r}")
 
 

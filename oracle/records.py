@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple, get_args
 __all__ = [
     "FK_EXTRACTORS",
     "JOIN_KINDS",
+    "KEY_MAPPERS",
     "OPTIMIZATIONS",
     "SIDES",
     "STORE_KINDS",
@@ -24,6 +25,7 @@ __all__ = [
     "JoinKind",
     "JoinSpec",
     "Key",
+    "KeyMapper",
     "Optimization",
     "Output",
     "Record",
@@ -35,16 +37,18 @@ __all__ = [
     "Versioning",
     "Window",
     "foreign_key_of",
+    "mapped_key_of",
     "new_output",
 ]
 
 Side = Literal["left", "right"]
-JoinKind = Literal["stream-stream", "stream-table", "table-table", "fk"]
+JoinKind = Literal["stream-stream", "stream-table", "table-table", "fk", "stream-globaltable"]
 Variant = Literal["inner", "left", "outer"]
 StoreKind = Literal["memory", "rocksdb"]
 FkExtractor = Literal["colon-prefix", "pipe-suffix"]
 Optimization = Literal["none", "all"]
 """``topology.optimization``: ``"all"`` lets Kafka 3.4+ rewrite a self-join (KAFKA-14209)."""
+KeyMapper = Literal["key", "colon-prefix", "comma-second", "always-null"]
 
 SIDES: tuple[Side, ...] = get_args(Side)
 JOIN_KINDS: tuple[JoinKind, ...] = get_args(JoinKind)
@@ -52,6 +56,7 @@ VARIANTS: tuple[Variant, ...] = get_args(Variant)
 STORE_KINDS: tuple[StoreKind, ...] = get_args(StoreKind)
 FK_EXTRACTORS: tuple[FkExtractor, ...] = get_args(FkExtractor)
 OPTIMIZATIONS: tuple[Optimization, ...] = get_args(Optimization)
+KEY_MAPPERS: tuple[KeyMapper, ...] = get_args(KeyMapper)
 
 Key = str | int | None
 """A record key. ``None`` is a null key (dropped or forwarded depending on the era)."""
@@ -169,6 +174,9 @@ class JoinSpec:
     ``colon-prefix`` takes the text before the first ``:`` (the whole value if there is none; the golden
     traces' ``v.split(":")[0]``; an empty prefix is a null foreign key), ``pipe-suffix`` the text after
     the last ``|`` (Kafka's FK integration tests, ``lhsValue1|rhs1``).
+
+    ``key_mapper`` is the ``KeyValueMapper`` of a stream-globaltable join, which picks the global table's key
+    from a stream record (``mapped_key_of``; spec GT-2).
     """
 
     join: JoinKind
@@ -185,6 +193,8 @@ class JoinSpec:
     optimization: Optimization = "none"
     """``topology.optimization`` the topology is built with; only a self-join's topology depends on it
     (docs/semantics/self-join.md, SJ-1)."""
+    key_mapper: KeyMapper = "key"
+    """stream-globaltable only: how the table key is picked from a stream record (``mapped_key_of``)."""
 
 
 def foreign_key_of(value: str, extractor: FkExtractor) -> str | None:
@@ -194,3 +204,26 @@ def foreign_key_of(value: str, extractor: FkExtractor) -> str | None:
     """
     fk = value.split(":", 1)[0] if extractor == "colon-prefix" else value.rsplit("|", 1)[-1]
     return fk or None
+
+
+def mapped_key_of(key: Key, value: Value, mapper: KeyMapper) -> Key:
+    """The global table key a stream record maps to (``JoinSpec.key_mapper``, spec GT-2); ``None`` is a null
+    mapped key.
+
+    ``key``: the stream record's key. ``colon-prefix``: the text before the first ``:`` of the value (the
+    whole value if there is none; an empty prefix is null, as ``foreign_key_of``). ``comma-second``: the
+    second field of the value split at ``,`` as Java's ``String#split(",")`` splits it (trailing empty
+    fields dropped), null if there is none: the mapper of Kafka's ``KStreamGlobalKTableJoinTest``.
+    ``always-null``: null for every record (``RelaxedNullKeyRequirementJoinTest``). A null value maps to
+    null (the driver's mappers never fail on one).
+    """
+    if mapper == "key":
+        return key
+    if value is None or mapper == "always-null":
+        return None
+    if mapper == "colon-prefix":
+        return foreign_key_of(value, "colon-prefix")
+    fields = value.split(",")
+    while fields and not fields[-1]:
+        fields.pop()
+    return fields[1] if len(fields) > 1 else None

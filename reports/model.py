@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 __all__ = ["JOIN_ORDER", "VARIANT_ORDER", "kafka_order", "ordered"]
 
-JOIN_ORDER = ("stream-stream", "stream-table", "table-table", "fk")
+JOIN_ORDER = ("stream-stream", "stream-table", "table-table", "fk", "stream-globaltable")
 """The oracle's join kinds in its order (``kjoin.oracle.records.JOIN_KINDS``; a test pins them, as the reports
 import nothing from the oracle)."""
 VARIANT_ORDER = ("inner", "left", "outer")

@@ -31,7 +31,7 @@ def test_spark_reference_agrees_with_the_oracle_on_generated_scenarios(
 ) -> None:
     report = fuzz(REFERENCE, lambda: spark, kafka=kafka, profile=fuzz_profile, seed=fuzz_seed)
     main = [batch for batch in report.generated if batch.kafka == report.kafka]
-    assert [batch.join for batch in main] == list(JOIN_KINDS)
+    assert [batch.join for batch in main] == [join for join in JOIN_KINDS if join in REFERENCE.claim.joins]
     behaviour = behaviour_for(report.kafka)
     offered = [batch for batch in main if offered_variants(batch.join, behaviour, VARIANTS)]
     assert offered and all(len(batch.cases) >= fuzz_profile.examples // 2 for batch in offered)

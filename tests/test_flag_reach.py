@@ -60,7 +60,13 @@ def test_in_force_reads_the_era() -> None:
     assert "has_versioned_stores" in flags_in_force("table-table", behaviour_for("3.5"))
     assert "null_key_fails_table_join" not in flags_in_force("table-table", behaviour_for("0.10.1"))
     assert "null_key_fails_table_join" in flags_in_force("table-table", behaviour_for("0.10.2"))
-    assert set(READ_ONLY_WHERE) <= set(flags_for("stream-stream")) | set(flags_for("fk"))
+    assert set(READ_ONLY_WHERE) <= (
+        set(flags_for("stream-stream")) | set(flags_for("fk")) | set(flags_for("stream-globaltable"))
+    )
+    fails = "null_mapped_key_fails_global_join"
+    assert fails not in flags_in_force("stream-globaltable", behaviour_for("1.0"))
+    assert fails in flags_in_force("stream-globaltable", behaviour_for("2.6"))
+    assert fails not in flags_in_force("stream-globaltable", behaviour_for("2.7"))
 
 
 def test_a_catalogue_case_reaches_the_rule_it_was_written_for() -> None:

@@ -113,6 +113,7 @@ def test_diff_versions_command_lists_differing_scenarios_and_writes_pages(tmp_pa
             "null_stream_values_are_joined",
             "left_join_is_symmetric",
             "has_stream_table_inner_join",
+            "has_global_table_joins",
             "table_joins_forward_every_update",
             "null_key_fails_table_join",
         )

@@ -31,7 +31,7 @@ DEFAULT_PATHS = ("kjoin", "oracle", "scenarios", "conformance")
 SCANNED_SUFFIXES = frozenset({".py", ".toml", ".md", ".jsonl", ".json", ".txt", ".cfg", ".ini"})
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".venv", "node_modules"})
 
-_ID = r"(?:SS|ST|TT|VS|FK|ER|TK|PR|SJ|CP)-\d+"
+_ID = r"(?:SS|ST|TT|VS|FK|ER|TK|PR|SJ|CP|GT)-\d+"
 HEADING = re.compile(rf"^###\s+({_ID})\b", re.MULTILINE)
 """A rule heading: its first token is the rule id."""
 

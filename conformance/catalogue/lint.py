@@ -3,8 +3,8 @@ scenario its own Kafka version cannot run) plus a hand-written scenario whose id
 
 A ``.toml`` file holds one scenario, and its path is its identity (as test262's file names are): the id is
 the file's name without ``.toml``, optionally after the join kind's prefix (``ss-``, ``st-``, ``tt-``,
-``fk-``), so ``stream_stream/kip77-left.toml`` is ``ss-kip77-left``. Portable ``.jsonl`` files hold many
-scenarios, each with its own id; for them the path names the file only. docs/scenario-format.md,
+``fk-``, ``gt-``), so ``stream_stream/kip77-left.toml`` is ``ss-kip77-left``. Portable ``.jsonl`` files hold
+many scenarios, each with its own id; for them the path names the file only. docs/scenario-format.md,
 "Identity and lint".
 """
 
@@ -27,6 +27,7 @@ ID_PREFIXES: dict[JoinKind, str] = {
     "stream-table": "st",
     "table-table": "tt",
     "fk": "fk",
+    "stream-globaltable": "gt",
 }
 """The prefix a hand-written scenario's id may put before its file name, per join kind."""
 

@@ -45,6 +45,7 @@ from kjoin.conformance.codec import (
 from kjoin.oracle.records import (
     FK_EXTRACTORS,
     JOIN_KINDS,
+    KEY_MAPPERS,
     OPTIMIZATIONS,
     STORE_KINDS,
     JoinKind,
@@ -58,7 +59,8 @@ __all__ = ["load_seed_table"]
 
 _TOP_KEYS = frozenset(
     {"id", "description", "join", "variants", "features", "flags", "source", "window", "stores"}
-    | {"fk_extractor", "versioned", "settings", "self", "optimization", "input", "expected", "errata"}
+    | {"fk_extractor", "key_mapper", "versioned", "settings", "self", "optimization", "input"}
+    | {"expected", "errata"}
 )
 _SOURCE_KEYS = frozenset({"document", "section", "info"})
 _BLOCK_KEYS = frozenset({"kafka", "describes", "intended", "timestamps", "variants", "outputs"})
@@ -127,9 +129,12 @@ def _cases(fields: Fields, raw: Mapping[str, Any]) -> list[Case]:
         raise fields.fail("fk_extractor", raw["fk_extractor"], "is only allowed for join = 'fk'")
     extractor = fields.choice(raw.get("fk_extractor", "colon-prefix"), "fk_extractor", FK_EXTRACTORS)
     optimization = fields.choice(raw.get("optimization", "none"), "optimization", OPTIMIZATIONS)
+    if "key_mapper" in raw and join != "stream-globaltable":
+        raise fields.fail("key_mapper", raw["key_mapper"], "is only allowed for join = 'stream-globaltable'")
+    mapper = fields.choice(raw.get("key_mapper", "key"), "key_mapper", KEY_MAPPERS)
     text = fields.text(fields.need(raw, "input", "input"), "input", multiline=True)
     try:
-        records = parse_input(text, allow_colon=join == "fk")
+        records = parse_input(text, allow_colon=join in ("fk", "stream-globaltable"))
     except CellError as error:
         raise _cell_error(fields, error) from error
     if self_join:
@@ -153,6 +158,7 @@ def _cases(fields: Fields, raw: Mapping[str, Any]) -> list[Case]:
                 settings,
                 self_join=self_join,
                 optimization=optimization,
+                key_mapper=mapper,
             )
             outputs = tuple(_output(item, row) for row, item in block.outputs[variant])
             expected = Expected(
@@ -314,7 +320,7 @@ def _outputs(
                 cell,
                 default_key=records[index].key,
                 timestamps=timestamps,
-                allow_colon=join == "fk",
+                allow_colon=join in ("fk", "stream-globaltable"),
                 location=f"{at} row {index}",
                 field=column,
             )

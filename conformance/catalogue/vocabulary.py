@@ -51,6 +51,7 @@ Feature = Literal[
     "emit-throttle",
     "record-cache",
     "self-join",
+    "null-mapped-keys",
 ]
 FEATURES: Mapping[Feature, str] = MappingProxyType(
     {
@@ -81,6 +82,7 @@ FEATURES: Mapping[Feature, str] = MappingProxyType(
         "emit-throttle": "the wall-clock emit throttle of spurious-free stream-stream joins (spec PR-2)",
         "record-cache": "KTable record caches, flushed at commits (spec PR-5, PR-6, PR-7)",
         "self-join": "a stream joined with itself, with or without the 3.4+ single-store rewrite (spec SJ-1)",
+        "null-mapped-keys": "stream-globaltable records whose key mapper gives null (spec GT-4, GT-5)",
     }
 )
 """The closed feature vocabulary: a scenario's ``features`` must come from here."""
@@ -95,6 +97,7 @@ JOIN_FOLDERS: Mapping[JoinKind, str] = MappingProxyType(
         "stream-table": "stream_table",
         "table-table": "table_table",
         "fk": "foreign_key",
+        "stream-globaltable": "stream_globaltable",
     }
 )
 """The folder under ``scenarios/`` that holds the seed tables of each join kind."""
@@ -106,9 +109,11 @@ VARIANTS_OF: Mapping[JoinKind, tuple[Variant, ...]] = MappingProxyType(
         "stream-table": ("inner", "left"),
         "table-table": ("inner", "left", "outer"),
         "fk": ("inner", "left"),
+        "stream-globaltable": ("inner", "left"),
     }
 )
-"""The variants each join kind has in Kafka Streams (there is no outer stream-table or foreign-key join)."""
+"""The variants each join kind has in Kafka Streams (there is no outer stream-table, foreign-key or
+stream-globaltable join)."""
 
 
 class Document(NamedTuple):

@@ -55,6 +55,7 @@ JOIN_ABBREVIATIONS: dict[str, str] = {
     "stream-table": "st",
     "table-table": "tt",
     "fk": "fk",
+    "stream-globaltable": "gt",
 }
 """Short join-kind names used in generated scenario ids."""
 
@@ -109,8 +110,11 @@ def _one_run(strategy: st.SearchStrategy[T], count: int, seed: int) -> list[T]:
 
 def offered_variants(join: JoinKind, behaviour: Behaviour, variants: Sequence[str]) -> tuple[Variant, ...]:
     """The ``variants`` a ``join`` has in ``behaviour``'s era: none for a foreign-key join before 2.4
-    (KIP-213), no stream-table inner join before 0.10.2 (KIP-77)."""
+    (KIP-213), no stream-globaltable join before 0.10.2 (KIP-99), no stream-table inner join before 0.10.2
+    (KIP-77)."""
     if join == "fk" and not behaviour.has_foreign_key_join:
+        return ()
+    if join == "stream-globaltable" and not behaviour.has_global_table_joins:
         return ()
     offered = [v for v in JOIN_VARIANTS[join] if v in variants]
     if join == "stream-table" and not behaviour.has_stream_table_inner_join:
@@ -155,7 +159,7 @@ def generate_cases(
 ) -> Generated:
     """``examples`` (default: the profile's) scenarios of ``join`` that ``claim`` covers, run as Kafka
     ``kafka``. Duplicates and scenarios the oracle refuses (that Kafka has no such join, or fails on the
-    input) are dropped. Ids read ``fuzz-<ss|st|tt|fk>-<seed>-<n>``. Results are cached per arguments (they
+    input) are dropped. Ids read ``fuzz-<ss|st|tt|fk|gt>-<seed>-<n>``. Results are cached per arguments (they
     are immutable and deterministic), so candidates claiming the same joins share one drawing. With
     ``production`` the scenarios also draw production settings and wall clocks
     (``strategies.with_production_settings``). With ``self_join`` (stream-stream only) they are self-joins

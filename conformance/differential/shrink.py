@@ -398,7 +398,10 @@ def _renamed(case: Case) -> Case:
 
 
 def _foreign_key(case: Case, record: Record) -> str | None:
-    if case.spec.join != "fk" or record.side != "left" or record.value is None or ":" not in record.value:
+    """The key a left value points to: an fk join's, or a stream-globaltable join's colon prefix."""
+    spec = case.spec
+    points = spec.join == "fk" or (spec.join == "stream-globaltable" and spec.key_mapper == "colon-prefix")
+    if not points or record.side != "left" or record.value is None or ":" not in record.value:
         return None
     return record.value.split(":", 1)[0]
 

@@ -12,10 +12,12 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.GlobalKTable;
 import org.apache.kafka.streams.kstream.JoinWindows;
 import org.apache.kafka.streams.kstream.Joined;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.KeyValueMapper;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.StreamJoined;
@@ -82,6 +84,14 @@ final class Joins {
             }
             leftKeys = left == null ? KeyKind.STRING : left;
             rightKeys = KeyKind.STRING;
+        } else if (sc.join.equals("stream-globaltable") && !sc.keyMapper.equals("key")) {
+            if (right == KeyKind.LONG) {
+                throw new Scenario.BadInput("the global table of a stream-globaltable join with key_mapper '"
+                                            + sc.keyMapper + "' is keyed by text taken from the stream value: "
+                                            + "right keys must be strings");
+            }
+            leftKeys = left == null ? KeyKind.STRING : left;
+            rightKeys = KeyKind.STRING;
         } else {
             if (left != null && right != null && left != right) {
                 throw new Scenario.BadInput("left and right keys must have one type (all strings or all integers)");
@@ -124,6 +134,9 @@ final class Joins {
                 break;
             case "table-table":
                 tableTable(builder);
+                break;
+            case "stream-globaltable":
+                streamGlobalTable(builder);
                 break;
             default:
                 foreignKey(builder);
@@ -237,6 +250,50 @@ final class Joins {
         final KStream<Object, String> result = sc.variant.equals("inner")
             ? left.join(right, JOINER, joined)
             : left.leftJoin(right, JOINER, joined);
+        result.to(outputTopic, produced());
+    }
+
+    // --- stream-globaltable ------------------------------------------------------------------------------
+
+    /**
+     * The key mapper of a stream-globaltable join (oracle/records.py {@code mapped_key_of}): the stream key,
+     * the value's colon prefix (empty is null), the second field of {@code value.split(",")} (Kafka's
+     * KStreamGlobalKTableJoinTest), or always null. A null value maps to null: Kafka calls the mapper before
+     * it drops a null-value record (2.7+), and the mapper must not fail there.
+     */
+    static KeyValueMapper<Object, String, Object> keyMapper(final String kind) {
+        switch (kind) {
+            case "key":
+                return (k, v) -> k;
+            case "colon-prefix": {
+                final Function<String, String> prefix = extractor("colon-prefix");
+                return (k, v) -> v == null ? null : prefix.apply(v);
+            }
+            case "comma-second":
+                return (k, v) -> {
+                    if (v == null) {
+                        return null;
+                    }
+                    final String[] tokens = v.split(",");
+                    return tokens.length > 1 ? tokens[1] : null;
+                };
+            default:
+                return (k, v) -> null;
+        }
+    }
+
+    private void streamGlobalTable(final StreamsBuilder builder) throws Scenario.BadInput {
+        if (sc.variant.equals("outer")) {
+            throw new Scenario.BadInput("a KStream-GlobalKTable join is inner or left; there is no outer join");
+        }
+        requireNoVersions("a GlobalKTable cannot be versioned");
+        final KStream<Object, String> left = stream(builder, LEFT, leftKeys);
+        final GlobalKTable<Object, String> right =
+            builder.globalTable(rightTopic, Consumed.with(rightKeys.serde(), Serdes.String()));
+        final KeyValueMapper<Object, String, Object> mapper = keyMapper(sc.keyMapper);
+        final KStream<Object, String> result = sc.variant.equals("inner")
+            ? left.join(right, mapper, JOINER)
+            : left.leftJoin(right, mapper, JOINER);
         result.to(outputTopic, produced());
     }
 

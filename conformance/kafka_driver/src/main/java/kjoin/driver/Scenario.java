@@ -72,11 +72,13 @@ final class Scenario {
         }
     }
 
-    static final List<String> JOINS = Arrays.asList("stream-stream", "stream-table", "table-table", "fk");
+    static final List<String> JOINS = Arrays.asList("stream-stream", "stream-table", "table-table", "fk",
+                                                    "stream-globaltable");
     static final List<String> VARIANTS = Arrays.asList("inner", "left", "outer");
     static final List<String> STORES = Arrays.asList("rocksdb", "memory");
     static final List<String> EXTRACTORS = Arrays.asList("colon-prefix", "pipe-suffix");
     static final List<String> OPTIMIZATIONS = Arrays.asList("none", "all");
+    static final List<String> KEY_MAPPERS = Arrays.asList("key", "colon-prefix", "comma-second", "always-null");
 
     final String id;
     final String kafka;
@@ -84,6 +86,8 @@ final class Scenario {
     final String variant;
     final String stores;
     final String fkExtractor;
+    /** stream-globaltable: the key mapper (docs/portable-format.md {@code key_mapper}). */
+    final String keyMapper;
     final boolean intended;
     /** True when the scenario has a {@code window} object. */
     final boolean hasWindow;
@@ -110,6 +114,10 @@ final class Scenario {
         variant = choice(obj, "variant", VARIANTS, at, null);
         stores = choice(obj, "stores", STORES, at, "rocksdb");
         fkExtractor = choice(obj, "fk_extractor", EXTRACTORS, at, "colon-prefix");
+        keyMapper = choice(obj, "key_mapper", KEY_MAPPERS, at, "key");
+        if (obj.get("key_mapper") != null && !join.equals("stream-globaltable")) {
+            throw new BadInput(at + ".key_mapper: only a stream-globaltable join has a key mapper");
+        }
         intended = bool(obj, "intended", at);
 
         final Object window = obj.get("window");
@@ -127,6 +135,9 @@ final class Scenario {
             after = 0;
             grace = null;
             legacy = false;
+        }
+        if (join.equals("stream-globaltable") && hasWindow) {
+            throw new BadInput(at + ".window: a stream-globaltable join has no window and no grace period");
         }
         if (join.equals("stream-stream") && !hasWindow) {
             throw new BadInput(at + ".window: a stream-stream join needs a window");

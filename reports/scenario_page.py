@@ -87,6 +87,8 @@ def describe_spec(spec: Mapping[str, Any] | None) -> str:
         parts.append("self-join (one stream joined with itself)")
     if spec.get("optimization", "none") != "none":
         parts.append(f"topology.optimization {spec.get('optimization')}")
+    if join == "stream-globaltable":
+        parts.append(f"key mapper {spec.get('key_mapper', 'key')}")
     return ", ".join(parts)
 
 

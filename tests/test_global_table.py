@@ -101,3 +101,13 @@ def test_snapshot_is_the_global_table() -> None:
     ):  # fmt: skip
         assert processor.process(index, record) == []
     assert processor.snapshot() == {"table": {"'b'": {"value": "B", "ts": 7}}}
+
+
+def test_explain_shows_the_global_table() -> None:
+    """A divergence's explanation shows the global table, the join's only state (spec GT-3)."""
+    from kjoin.conformance.documents.explain import state_tables
+
+    processor = processor_for(_spec(key_mapper="key"), behaviour_for("3.9"))
+    processor.process(0, Record("right", "a", "A", 5))
+    [table] = state_tables("stream-globaltable", processor.snapshot())
+    assert table["title"] == "global table (right side)" and table["rows"] == [["'a'", "A", 5]]

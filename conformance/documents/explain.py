@@ -40,6 +40,8 @@ def state_tables(join: str, state: Mapping[str, Any]) -> list[Table]:
     if join == "stream-stream":
         return _stream_stream_tables(state)
     tables: list[Table] = []
+    if join == "stream-globaltable":
+        return [_table_contents("global table (right side)", state["table"])]
     if join == "stream-table":
         tables.append(_table_contents("table (right side)", state["table"]))
         buffer = state.get("buffer")

@@ -65,6 +65,8 @@ def describe_case(case: Case) -> str:
         parts.append("self-join (one stream joined with itself)")
     if spec.optimization != "none":
         parts.append(f"topology.optimization {spec.optimization}")
+    if spec.join == "stream-globaltable":
+        parts.append(f"key mapper {spec.key_mapper}")
     line = ", ".join(parts)
     if case.micro_batches is not None:
         line += f"\n{describe_micro_batches(case.micro_batches, len(case.records))}"

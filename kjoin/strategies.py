@@ -363,7 +363,10 @@ def join_histories(
     ``null_values`` (a tombstone for a table), and 1 in 5 keys if ``null_keys``. Each ts lies ``ts_offsets``
     away from the largest ts so far (never below 0): equal timestamps, out-of-order records and jumps that
     close windows. The history is a list of independent steps (``st.lists`` grows it one step at a time),
-    folded into records afterwards, so the shrinker can delete any record.
+    folded into records afterwards, so the shrinker can delete any record. One foreign-key history in
+    three also has a foreign-key change among its records (a left row's key goes from ``f1`` through null
+    or to ``f2`` and maybe back, then ``f1``'s and ``f2``'s right rows change or are deleted): where a port
+    keeps an old subscription or mishandles a right-side delete.
 
     Shrinks towards the shortest history, then towards left records with key ``k1``, non-null values and
     equal timestamps.
@@ -373,6 +376,26 @@ def join_histories(
     _check_interval("min_size", min_size, "max_size", max_size)
     _check_positive("max_keys", max_keys)
     offsets = ts_offsets(max_step=max_step, max_back=max_back, max_jump=max_jump)
+    steps = _history_steps(
+        join, offsets, min_size, max_size, max_keys, null_keys, null_values, null_foreign_keys, key_mapper
+    )
+    if join == "fk":
+        steps = _with_episode(steps, _foreign_key_change(max_keys, offsets))
+    return steps.map(lambda drawn: _fold(join, drawn, key_mapper=key_mapper))
+
+
+def _history_steps(
+    join: JoinKind,
+    offsets: st.SearchStrategy[int],
+    min_size: int,
+    max_size: int,
+    max_keys: int,
+    null_keys: bool,
+    null_values: bool,
+    null_foreign_keys: bool,
+    key_mapper: KeyMapper = "key",
+) -> st.SearchStrategy[list[_Step]]:
+    """The steps ``join_histories`` folds into records (see there)."""
     sides = st.sampled_from(SIDES)
     side_keys = {side: keys(max_keys=max_keys, prefix=_key_prefix(join, side, key_mapper)) for side in SIDES}
     points = _points_into_values(join, key_mapper)
@@ -386,8 +409,74 @@ def join_histories(
         foreign = draw(foreign_keys) if points and side == "left" and not is_null else None
         return _Step(side, key, is_null, "" if foreign is None else str(foreign), draw(offsets))
 
-    folded = st.lists(_step(), min_size=min_size, max_size=max_size)
-    return folded.map(lambda steps: _fold(join, steps, key_mapper=key_mapper))
+    return st.lists(_step(), min_size=min_size, max_size=max_size)
+
+
+def _with_episode(
+    steps: st.SearchStrategy[list[_Step]], episode: st.SearchStrategy[list[_Step]], *, always: bool = False
+) -> st.SearchStrategy[list[_Step]]:
+    """``steps``, or one time in three (``always``: every time) ``episode`` placed among them (at a
+    drawn position)."""
+
+    @st.composite
+    def _placed(draw: st.DrawFn) -> list[_Step]:
+        drawn = draw(steps)
+        if not always and not draw(_ONE_IN_THREE):
+            return drawn
+        at = draw(st.integers(min_value=0, max_value=len(drawn)))
+        return [*drawn[:at], *draw(episode), *drawn[at:]]
+
+    return _placed()
+
+
+def _foreign_key_change(max_keys: int, offsets: st.SearchStrategy[int]) -> st.SearchStrategy[list[_Step]]:
+    """A foreign-key episode (issue 23): a left row subscribes to ``f1``, its foreign key goes through null
+    (one time in two) or straight to another key and maybe back, then the old and the new foreign key's
+    right rows change or are deleted: a subscription left behind, a null round trip and a right-side
+    delete of a key with subscribers all show there."""
+
+    @st.composite
+    def _episode(draw: st.DrawFn) -> list[_Step]:
+        primary = draw(keys(max_keys=max_keys, prefix="p"))
+        old, new = "f1", draw(st.sampled_from(["f2", "f1"]))
+        episode = [
+            _Step("right", old, False, "", draw(offsets)),
+            _Step("left", primary, False, old, draw(offsets)),
+        ]
+        if draw(st.booleans()):
+            episode.append(_Step("left", primary, False, "", draw(offsets)))  # through a null foreign key
+        elif new == old:
+            new = "f2"
+        episode.append(_Step("left", primary, False, new, draw(offsets)))
+        for foreign in draw(st.permutations([old, "f2"])):
+            episode.append(_Step("right", foreign, draw(_ONE_IN_THREE), "", draw(offsets)))
+        return episode
+
+    return _episode()
+
+
+def _grace_clock(grace: int, max_keys: int) -> st.SearchStrategy[list[_Step]]:
+    """A KIP-923 episode (issue 23): a stream record is buffered, a table update passes its ts + ``grace``
+    before any stream record does, its key's table row changes after that, and one time in two a stream
+    record past its ts + grace releases it: a buffer clocked by table updates releases it early, one
+    clocked by stream records at the right time, against the right table version."""
+
+    @st.composite
+    def _episode(draw: st.DrawFn) -> list[_Step]:
+        key = draw(keys(max_keys=max_keys))
+        other = draw(keys(max_keys=max_keys))
+        past = st.integers(min_value=grace + 1, max_value=grace + 3)
+        episode = [
+            _Step("right", key, False, "", draw(st.integers(min_value=0, max_value=2))),
+            _Step("left", key, False, "", draw(st.integers(min_value=0, max_value=2))),
+            _Step("right", other, False, "", draw(past)),
+            _Step("right", key, draw(_ONE_IN_THREE), "", draw(st.integers(min_value=-1, max_value=1))),
+        ]
+        if draw(st.booleans()):
+            episode.append(_Step("left", other, False, "", draw(st.integers(min_value=0, max_value=2))))
+        return episode
+
+    return _episode()
 
 
 class _Step(NamedTuple):
@@ -492,6 +581,10 @@ def join_scenarios(
     side); time jumps, forward and back, reach one past the widest window plus grace, so windows close,
     records expire and late records land anywhere before the stream time.
 
+    A stream-table join with grace has, one time in three, a history around a buffered stream record
+    whose grace a table update passes before a stream record does (KIP-923's buffer is clocked by the
+    stream side only).
+
     Stream-stream outer joins with grace come, one draw in three, from ``emission_pass_scenarios``
     (longer histories in slow stream time, where the deferred emission passes decide the output), and one
     in three of the other stream-stream draws (one in two where there are no emission passes, e.g. before
@@ -551,6 +644,13 @@ def join_scenarios(
 
     expiry_odds = _ONE_IN_THREE if passes is not None else st.booleans()
 
+    def _grace_history(grace: int, null_keys: bool) -> st.SearchStrategy[tuple[Record, ...]]:
+        """A stream-table history with a grace-clock episode among its records (``_grace_clock``)."""
+        offsets = ts_offsets(max_back=max_jump, max_jump=max_jump)
+        plain = _history_steps(join, offsets, 0, max(max_size // 2, 1), max_keys, null_keys, True, False)
+        episode = _grace_clock(grace, max_keys)
+        return _with_episode(plain, episode, always=True).map(lambda drawn: _fold(join, drawn))
+
     @st.composite
     def _scenario(draw: st.DrawFn) -> tuple[JoinSpec, tuple[Record, ...]]:
         if passes is not None and draw(_ONE_IN_THREE):
@@ -568,16 +668,19 @@ def join_scenarios(
             null_keys = not (variant == "left" and behaviour.null_key_fails_left_stream_join)
         elif draws_versioning:
             versioning = draw(versioning_strategy)
+        history: tuple[Record, ...] | None = None
         if draws_grace and versioning is not None and draw(st.booleans()):
             window = Window(grace=draw(st.integers(min_value=0, max_value=versioning.history_ms)))
             null_keys = variant != "left"
+            if draw(_ONE_IN_THREE):
+                history = draw(_grace_history(window.grace or 0, null_keys))
         if join == "table-table":
             null_keys = not behaviour.null_key_fails_table_join
         mapper = draw(st.sampled_from(mappers))
         spec = JoinSpec(
             join=join, variant=variant, window=window, stores=store, versioned=versioning, key_mapper=mapper
         )
-        return spec, draw(with_null_keys[null_keys, mapper])
+        return spec, history if history is not None else draw(with_null_keys[null_keys, mapper])
 
     return _scenario()
 

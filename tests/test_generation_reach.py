@@ -12,11 +12,19 @@ from pathlib import Path
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.differential.corners import (
+    corners_of,
+    fk_null_round_trip,
+    fk_right_delete,
+    fk_unsubscribe,
+    offered_corners,
+)
 from kjoin.conformance.differential.fuzz import MIN_PER_ERA, fuzzed_versions
 from kjoin.conformance.differential.generate import generate_cases
 from kjoin.conformance.differential.profiles import PROFILES
 from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.protocol import load_candidate
+from kjoin.oracle import JoinSpec, Record, behaviour_for
 from kjoin.oracle.outer_store import HeldRecords
 
 REGRESSION = (
@@ -79,3 +87,47 @@ def test_fuzzing_covers_every_claimed_version_newest_first() -> None:
     assert sum(count for _, count in plan[1:]) <= 75 + MIN_PER_ERA * len(plan)
     assert fuzzed_versions(("3.9",), 40) == [("3.9", 40)]
     assert fuzzed_versions(("3.9", "2.4", "3.9"), 40) == [("3.9", 40), ("2.4", 20)]
+
+
+CORNER_FLOOR = 5
+"""Generated scenarios (ci profile, per era) that must reach each corner the era offers (measured minimum
+7 of 122: versioned-same-ts-put:stream-table; docs/reach-report.md, "Corners reached")."""
+
+
+@pytest.mark.parametrize("version", ["2.4", "3.5", "3.6", "3.9.1", "4.0.0", CLAIM.kafka[-1]])
+def test_the_ci_profile_reaches_every_corner_where_kills_were_thin(version: str) -> None:
+    """Issue 23: FK null round trips and unsubscribes, right-side FK deletes, KIP-923 grace clocked by
+    either side, same-timestamp versioned puts in every join kind reading versioned tables."""
+    behaviour = behaviour_for(version)
+    cases = [
+        case
+        for join in ("stream-table", "table-table", "fk")
+        for case in generate_cases(
+            join, version, profile=PROFILES["ci"], seed=PROFILES["ci"].seed, claim=CLAIM
+        ).cases
+    ]
+    reached = corners_of(cases, behaviour)
+    assert set(reached) == {corner.name for corner in offered_corners(behaviour)}
+    thin = {name: count for name, count in reached.items() if count < CORNER_FLOOR}
+    assert not thin, f"{version}: corners reached by fewer than {CORNER_FLOOR} scenarios: {thin}"
+
+
+def _fk(*records: tuple[str, str, str | None, int]) -> Case:
+    spec = JoinSpec(join="fk", variant="inner")
+    history = tuple(Record(side=side, key=key, value=value, ts=ts) for side, key, value, ts in records)  # type: ignore[arg-type]
+    return Case(id="c", scenario="c", kafka="3.9", intended=False, spec=spec, records=history)
+
+
+def test_corners_are_shapes_that_make_the_mistake_visible() -> None:
+    round_trip = _fk(
+        ("left", "p1", "f1:L0", 0),
+        ("left", "p1", ":L1", 1),
+        ("left", "p1", "f2:L2", 2),
+        ("right", "f1", "R3", 3),
+    )
+    assert fk_null_round_trip(round_trip) and fk_unsubscribe(round_trip)
+    no_old_update = _fk(("left", "p1", "f1:L0", 0), ("left", "p1", ":L1", 1), ("left", "p1", "f2:L2", 2))
+    assert not fk_null_round_trip(no_old_update)
+    changed = _fk(("left", "p1", "f1:L0", 0), ("left", "p1", "f2:L1", 1), ("right", "f1", None, 2))
+    assert fk_unsubscribe(changed) and fk_right_delete(changed)
+    assert not fk_right_delete(_fk(("right", "f1", None, 0), ("left", "p1", "f1:L1", 1)))

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,12 @@ import coverage
 from tabulate import tabulate
 
 from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.differential.corners import CORNERS, corners_of
 from kjoin.conformance.differential.generate import generate_cases
 from kjoin.conformance.differential.profiles import PROFILES
 from kjoin.conformance.differential.reach import FlagReach, flag_reach
 from kjoin.conformance.protocol import load_candidate
-from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
+from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for, era_of
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
 from kjoin.oracle.records import JOIN_KINDS
@@ -124,6 +126,26 @@ def _reach_rows(
     return rows
 
 
+def _corner_rows(versions: Sequence[str], generated: Sequence[Case]) -> list[list[Any]]:
+    """Per claimed version: how many generated scenarios of its era reach each corner the era offers
+    (``conformance.differential.corners``), out of the scenarios of the corner's join kind; ``-`` where
+    the era lacks what the corner needs."""
+    rows: list[list[Any]] = []
+    for version in versions:
+        behaviour = behaviour_for(version)
+        mine = [case for case in generated if not case.intended and era_of(case.kafka) == behaviour.era]
+        reached = corners_of(mine, behaviour)
+        counts = Counter(case.join for case in mine)
+        rows.append(
+            [version, behaviour.era]
+            + [
+                f"{reached[corner.name]}/{counts[corner.join]}" if corner.name in reached else "-"
+                for corner in CORNERS
+            ]
+        )
+    return rows
+
+
 def _timed(label: str, work: Callable[[], Any]) -> Any:
     started = time.monotonic()
     print(f"{label} ...", file=sys.stderr, flush=True)
@@ -163,9 +185,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "generation misses",
         "only generation reaches",
     ]
+    corners = _timed("corners", lambda: _corner_rows(versions, generated))
     sections = [
         f"## Behaviour flags reached ({args.profile} profile, seed {seed})\n",
         tabulate(reach, headers=headers, tablefmt="github"),
+        f"\n## Corners reached ({args.profile} profile, seed {seed})\n",
+        "Generated scenarios of each era that reach each corner (`conformance/differential/corners.py`), "
+        "out of that era's generated scenarios of the corner's join kind; `-`: the era lacks it.\n",
+        tabulate(corners, headers=["claimed", "era", *(c.name for c in CORNERS)], tablefmt="github"),
     ]
     if not args.no_coverage:
         coverage_headers = ["module", "statements", "missed", "branches", "branches missed", "covered"]

@@ -165,6 +165,13 @@ class Settings:
     over the held records runs only once the wall clock moved this far since the last pass; 0 is no
     throttle."""
 
+    @property
+    def merges_between_commits(self) -> bool:
+        """Whether a record cache may merge several updates of a key before a commit flushes it (spec PR-7,
+        PR-8): caching on under a commit interval. ``TopologyTestDriver`` commits after every record whatever
+        the interval, so only a running application shows such a scenario (docs/kafka.md)."""
+        return self.cache_max_bytes > 0 and self.commit_interval_ms > 0
+
 
 @dataclass(frozen=True, slots=True)
 class JoinSpec:

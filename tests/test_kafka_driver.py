@@ -84,7 +84,12 @@ def test_every_toml_expectation_of_a_release_is_what_real_kafka_emits(stated: st
     cases = [
         case
         for case in load_cases(files).cases
-        if case.kafka == stated and not case.intended and case.expected is not None
+        if case.kafka == stated
+        and not case.intended
+        and case.expected is not None
+        # The test driver commits after every record: a cache that merges between commits is checked in
+        # application mode instead (tests/test_kafka_application*.py, docs/kafka.md).
+        and not case.spec.settings.merges_between_commits
     ]
     assert cases
     release = STATED_RELEASES[stated]

@@ -60,10 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         if case.intended or case.expected is None:
             continue
         release = release_for(case.kafka)
-        settings = case.spec.settings
         if release is None:
             skipped += 1
-        elif settings.cache_max_bytes > 0 and settings.commit_interval_ms > 0:
+        elif case.spec.settings.merges_between_commits:
             needs_application += 1
         else:
             by_release[release].append(case)

@@ -169,13 +169,13 @@ def _route(config: pytest.Config) -> Callable[[Candidate], Route] | None:
             if value is not None:
                 raise pytest.UsageError(f"{option} needs --through-kafka")
         return None
-    from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, EndToEndError
     from kjoin.conformance.endtoend.run import SessionKafka
+    from kjoin.conformance.kafka.broker import DEFAULT_BROKER, BrokerError
 
     def through_kafka(candidate: Candidate) -> Route:
         try:
             return SessionKafka(candidate, version or DEFAULT_BROKER, feed or "stepped")
-        except EndToEndError as error:
+        except BrokerError as error:
             raise pytest.UsageError(f"--through-kafka: {error}") from error
 
     return through_kafka

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from kjoin.conformance.cli import main
-from kjoin.conformance.endtoend import broker as broker_module
-from kjoin.conformance.endtoend.broker import KafkaBroker
 from kjoin.conformance.harness.system_failures import SystemFailure
+from kjoin.conformance.kafka import broker as broker_module
+from kjoin.conformance.kafka.broker import KafkaBroker
 from kjoin.scenarios import CATALOGUE_ROOT
 
 pytestmark = [pytest.mark.system, pytest.mark.kafka, pytest.mark.xdist_group("spark-kafka")]

@@ -185,8 +185,8 @@ def _run(args: argparse.Namespace, streams: Streams) -> int:
         claimed = ClaimedCases(tuple(split), claimed.folded)
     if not args.through_kafka:
         return _run_cases(args, streams, candidate, claimed, bool(loaded.errors))
-    from kjoin.conformance.endtoend.builds import DEFAULT_BROKER
     from kjoin.conformance.endtoend.run import through_kafka
+    from kjoin.conformance.kafka.broker import DEFAULT_BROKER
     from kjoin.conformance.kafka.maven import MavenError
 
     try:

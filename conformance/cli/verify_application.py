@@ -13,12 +13,15 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from kjoin.conformance.catalogue.portable import case_json
 from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Progress, Streams, UsageError
 from kjoin.conformance.differential.profiles import profile_named
-from kjoin.conformance.kafka.app_verify import AppVerifyReport, verify_application
 from kjoin.oracle.behaviour import era_of
+
+if TYPE_CHECKING:
+    from kjoin.conformance.kafka.app_verify import AppVerifyReport
 
 __all__ = ["render_app_report", "verify_application_command"]
 
@@ -27,6 +30,9 @@ SHOWN = 5
 
 
 def verify_application_command(release: str, args: argparse.Namespace, streams: Streams) -> int:
+    # Generation needs Hypothesis (the verify extra): imported by the command, not by the CLI's start.
+    from kjoin.conformance.kafka.app_verify import verify_application
+
     cases = None
     if args.scenarios:
         from kjoin.conformance.catalogue import load_cases

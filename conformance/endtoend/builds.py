@@ -1,10 +1,10 @@
-"""The end-to-end mode's jars, built by Maven from Maven Central on first use and cached.
+"""The end-to-end mode's Spark Kafka connector, resolved by Maven from Maven Central on first use and cached.
 
-Two separate resolutions (``conformance/kafka_broker``): the broker of one Kafka release with the project's
-small ``kjoin.broker.Tool`` (topics, producing records with their partitions and timestamps), and Spark's
-Kafka connector for the installed PySpark. They live in separate folders: the connector's kafka-clients must
-not mix with the broker's. Builds are keyed by version and a digest of the Maven sources, under
-``$KJOIN_CACHE`` (default ``~/.cache/kjoin``) and a lock, like the Kafka Streams driver's.
+The broker of one Kafka release (``conformance/kafka_broker``) is built by ``kjoin.conformance.kafka.broker``
+(application mode uses it too); the connector for the installed PySpark is resolved here, in a folder of its
+own: its kafka-clients must not mix with the broker's. Builds are keyed by version and a digest of the
+Maven sources, under ``$KJOIN_CACHE`` (default ``~/.cache/kjoin``) and a lock, like the Kafka Streams
+driver's.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from kjoin.conformance.kafka.broker import BROKER_SOURCES, BrokerError
 from kjoin.conformance.kafka.maven import (
-    MavenError,
     build_lock,
     cache_root,
     check_jars,
@@ -21,57 +21,27 @@ from kjoin.conformance.kafka.maven import (
     output_tail,
     sources_digest,
 )
-from kjoin.oracle.behaviour import release_of
 
 __all__ = [
-    "BROKER_SOURCES",
     "CONNECTOR_ENV",
     "CONNECTOR_JARS",
-    "DEFAULT_BROKER",
-    "USER",
     "EndToEndError",
-    "build_broker",
     "connector_jars",
     "connector_versions",
 ]
 
-BROKER_SOURCES = Path(__file__).resolve().parent.parent / "kafka_broker"
-"""The Maven projects: ``pom.xml`` + ``src/`` (broker and tool), ``connector/pom.xml`` (Spark's connector)."""
-DEFAULT_BROKER = "4.3.1"
 CONNECTOR_ENV = "KJOIN_SPARK_KAFKA"
 """Names the spark-sql-kafka-0-10 version to use instead of the one derived from PySpark's."""
 CONNECTOR_JARS = ("spark-sql-kafka-0-10", "spark-token-provider-kafka-0-10", "kafka-clients", "commons-pool2")
 """The connector's jars that go to ``spark.jars`` (the rest of its dependencies ship with PySpark)."""
 
 
-class EndToEndError(MavenError):
+class EndToEndError(BrokerError):
     """The end-to-end mode cannot build, start or run something; the message says what and why."""
 
 
 USER = "the end-to-end mode"
 """Who needs Java and Maven, for the error when either is missing."""
-
-
-def build_broker(version: str = DEFAULT_BROKER) -> Path:
-    """The build folder of the broker of Kafka ``version`` (``kjoin-kafka-broker.jar`` and ``lib/``)."""
-    release = release_of(version)
-    sources = [BROKER_SOURCES / "pom.xml", *(BROKER_SOURCES / "src").rglob("*")]
-    folder = cache_root() / "kafka-broker" / f"{release}-{sources_digest(sources)[:12]}"
-    jar = folder / "kjoin-kafka-broker.jar"
-    if jar.exists():
-        return folder
-    with build_lock(folder):
-        if not jar.exists():
-            done = maven_package(
-                BROKER_SOURCES / "pom.xml", {"kafka.version": release, "kjoin.out": str(folder)}, user=USER
-            )
-            if done.returncode != 0 or not jar.exists():
-                check_jars(done.stdout + done.stderr)
-                raise EndToEndError(
-                    f"building the Kafka {release} broker failed (is {release} a release on Maven Central, "
-                    f"and is Maven Central reachable?):\n{output_tail(done)}"
-                )
-    return folder
 
 
 def connector_versions(pyspark: str) -> list[str]:

@@ -20,10 +20,10 @@ import pandas as pd
 
 from kjoin.conformance.candidates.stateful.processor import OUTPUT_COLUMNS, OUTPUT_DDL, KafkaTaskProcessor
 from kjoin.conformance.candidates.stateful.query import SPEC_COLUMNS, SPEC_DDL, query_settings
-from kjoin.conformance.endtoend.broker import KafkaBroker
 from kjoin.conformance.endtoend.builds import EndToEndError
 from kjoin.conformance.endtoend.ordering import merge_positions
 from kjoin.conformance.endtoend.topics import read_json_topic, topic_records
+from kjoin.conformance.kafka.broker import KafkaBroker
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.endtoend.broker import KafkaBroker
-from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, EndToEndError, connector_jars
+from kjoin.conformance.endtoend.builds import EndToEndError, connector_jars
 from kjoin.conformance.endtoend.streaming_job import FEEDS, Feed
 from kjoin.conformance.endtoend.topics import in_processing_order
+from kjoin.conformance.kafka.broker import DEFAULT_BROKER, KafkaBroker
 from kjoin.conformance.protocol import Candidate, Claim, DeclaredDifference
 from kjoin.conformance.streaming.adapter import StreamingCandidate
 from kjoin.oracle.behaviour import release_of

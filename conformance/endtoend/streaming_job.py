@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from kjoin.conformance.endtoend.broker import KafkaBroker, StepProducer
 from kjoin.conformance.endtoend.builds import EndToEndError
 from kjoin.conformance.endtoend.topics import read_json_topic
+from kjoin.conformance.kafka.broker import KafkaBroker, StepProducer
 from kjoin.conformance.streaming.adapter import (
     EVENT_TIME_SHIFT_MS,
     FLUSH_SCENARIO,

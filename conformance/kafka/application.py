@@ -1,6 +1,6 @@
 """Real Kafka Streams as a running application: scenarios over partitioned topics on a real broker.
 
-``KafkaApplication`` starts the project's loopback KRaft broker (``conformance/endtoend/broker.py``) and the
+``KafkaApplication`` starts the project's loopback KRaft broker (``conformance/kafka/broker.py``) and the
 driver's second program, ``kjoin.driver.Application`` (``conformance/kafka_driver``): the topology the test
 driver runs, as a ``KafkaStreams`` instance with one stream thread, input topics of N partitions written
 before it starts, closed (which commits and flushes its caches) at the end of the input and after each
@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.endtoend.broker import KafkaBroker
-from kjoin.conformance.endtoend.builds import DEFAULT_BROKER
 from kjoin.conformance.harness.system_failures import SystemFailure
+from kjoin.conformance.kafka.broker import DEFAULT_BROKER, KafkaBroker
 from kjoin.conformance.kafka.driver import KafkaDriver
 from kjoin.conformance.kafka.maven import MavenError
 from kjoin.oracle.behaviour import behaviour_for, release_of

@@ -1,11 +1,12 @@
 """A single-node Kafka broker (KRaft, broker and controller in one process) on loopback, for a ``with``
-block: built from Maven Central on first use (``builds``), formatted into a temporary folder, started on
+block: built from Maven Central on first use (``build_broker``), formatted into a temporary folder, started on
 free ports, stopped and removed afterwards, on failure too.
 
 ``KafkaBroker.create_topics``, ``KafkaBroker.produce`` and ``KafkaBroker.producer`` run ``kjoin.broker.Tool``
 against it: records keep the partition, timestamp and headers they are given (Spark's Kafka sink sets
 neither the way a scenario needs). ``producer()`` keeps one tool process for a ``with`` block, to feed a
-running job step by step.
+running job step by step. Application mode (``kafka.application``) and the end-to-end mode (``endtoend``)
+both run on it.
 """
 
 from __future__ import annotations
@@ -22,12 +23,65 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from kjoin.conformance.endtoend.builds import DEFAULT_BROKER, USER, EndToEndError, build_broker
 from kjoin.conformance.harness.system_failures import SystemFailure, one_line
-from kjoin.conformance.kafka.maven import require_tool
+from kjoin.conformance.kafka.maven import (
+    MavenError,
+    build_lock,
+    cache_root,
+    check_jars,
+    maven_package,
+    output_tail,
+    require_tool,
+    sources_digest,
+)
 from kjoin.oracle.behaviour import release_of
 
-__all__ = ["START_TIMEOUT_S", "KafkaBroker", "StepProducer", "free_port"]
+__all__ = [
+    "BROKER_SOURCES",
+    "DEFAULT_BROKER",
+    "START_TIMEOUT_S",
+    "USER",
+    "BrokerError",
+    "KafkaBroker",
+    "StepProducer",
+    "build_broker",
+    "free_port",
+]
+
+BROKER_SOURCES = Path(__file__).resolve().parent.parent / "kafka_broker"
+"""The Maven projects: ``pom.xml`` + ``src/`` (broker and tool), ``connector/pom.xml`` (Spark's connector)."""
+DEFAULT_BROKER = "4.3.1"
+
+
+class BrokerError(MavenError):
+    """The loopback broker cannot be built, started or used; the message says what and why."""
+
+
+USER = "the loopback Kafka broker"
+"""Who needs Java and Maven, for the error when either is missing."""
+
+
+def build_broker(version: str = DEFAULT_BROKER) -> Path:
+    """The build folder of the broker of Kafka ``version`` (``kjoin-kafka-broker.jar`` and ``lib/``)."""
+    release = release_of(version)
+    sources = [BROKER_SOURCES / "pom.xml", *(BROKER_SOURCES / "src").rglob("*")]
+    folder = cache_root() / "kafka-broker" / f"{release}-{sources_digest(sources)[:12]}"
+    jar = folder / "kjoin-kafka-broker.jar"
+    if jar.exists():
+        return folder
+    with build_lock(folder):
+        if not jar.exists():
+            done = maven_package(
+                BROKER_SOURCES / "pom.xml", {"kafka.version": release, "kjoin.out": str(folder)}, user=USER
+            )
+            if done.returncode != 0 or not jar.exists():
+                check_jars(done.stdout + done.stderr)
+                raise BrokerError(
+                    f"building the Kafka {release} broker failed (is {release} a release on Maven Central, "
+                    f"and is Maven Central reachable?):\n{output_tail(done)}"
+                )
+    return folder
+
 
 START_TIMEOUT_S = 120.0
 """How long the broker may take to accept connections (about 15 s on a busy 2-core machine)."""
@@ -118,7 +172,7 @@ class KafkaBroker:
         )
         if done.returncode != 0:
             tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-            raise EndToEndError(f"{' '.join(args[:2])} failed with exit code {done.returncode}:\n{tail}")
+            raise BrokerError(f"{' '.join(args[:2])} failed with exit code {done.returncode}:\n{tail}")
         return done.stdout
 
     def __enter__(self) -> KafkaBroker:
@@ -277,10 +331,10 @@ class StepProducer:
 
     def _running(self) -> subprocess.Popen[str]:
         if self._process is None:
-            raise EndToEndError("the producer is used outside its with block")
+            raise BrokerError("the producer is used outside its with block")
         return self._process
 
-    def _failure(self, what: str) -> EndToEndError:
+    def _failure(self, what: str) -> BrokerError:
         process = self._running()
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=10)
@@ -288,7 +342,7 @@ class StepProducer:
         if self._stderr is not None:
             self._stderr.seek(0)
             errors = "\n".join(self._stderr.read().strip().splitlines()[-15:])
-        return EndToEndError(
+        return BrokerError(
             f"the producer {what} (exit code {process.poll()}):\n{errors}\n"
             f"broker log:\n{self.broker.log_tail(10)}"
         )

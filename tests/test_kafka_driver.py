@@ -130,3 +130,19 @@ def test_the_driver_runs_a_self_join_and_refuses_a_bad_one() -> None:
     assert answers[1] == {"id": "none", "outputs": [{"key": "k", "value": ["A", "A"], "ts": 1}]}
     assert "records[0].side" in answers[2]["error"] and "self-join" in answers[2]["error"]
     assert ".self" in answers[3]["error"] and "stream-stream" in answers[3]["error"]
+
+
+def test_the_driver_refuses_a_table_join_whose_cache_merges_between_commits() -> None:
+    """TopologyTestDriver commits after every record whatever ``commit.interval.ms`` says, so a table join
+    with a record cache under a commit interval (spec PR-8) is an error line naming the application mode,
+    not an answer that looks like a commit after every record; a stream-table join, which a cache does not
+    change (spec PR-5), still runs."""
+    table = {"id": "tt", "kafka": "3.9", "join": "table-table", "variant": "inner",
+             "settings": {"cache_max_bytes": 10485760, "commit_interval_ms": 30000},
+             "records": [{"side": "left", "key": "k", "value": "A", "ts": 1},
+                         {"side": "right", "key": "k", "value": "a", "ts": 2}]}  # fmt: skip
+    stream = dict(table, id="st", join="stream-table", records=table["records"][::-1])
+    with KafkaDriver("3.9.0") as driver:
+        answers = list(driver.answers([json.dumps(table), json.dumps(stream)]))
+    assert "commit_interval_ms = 30000" in answers[0]["error"] and "--application" in answers[0]["error"]
+    assert answers[1] == {"id": "st", "outputs": [{"key": "k", "value": ["A", "a"], "ts": 1}]}

@@ -231,6 +231,13 @@ public final class Main {
     private List<Object> run(final Scenario sc) throws Scenario.BadInput, Compat.Unsupported, RecordFailure {
         final long setupStart = System.nanoTime();
         Compat.requireEmitInterval(sc.settings.emitIntervalMs);
+        if (sc.settings.cacheMaxBytes > 0 && sc.settings.commitIntervalMs > 0
+                && (sc.join.equals("table-table") || sc.join.equals("fk"))) {
+            throw new Compat.Unsupported("TopologyTestDriver commits after every record, so it cannot show what "
+                                         + "a record cache merges under commit_interval_ms = "
+                                         + sc.settings.commitIntervalMs + "; run the scenario as an application "
+                                         + "(kjoin kafka --application, docs/kafka.md)");
+        }
         final Joins joins = new Joins(sc);
         final Path stateDir;
         try {

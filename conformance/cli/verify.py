@@ -37,9 +37,10 @@ from kjoin.oracle.behaviour import era_of, release_of, version_problem
 from kjoin.oracle.records import JOIN_KINDS, JoinSpec
 
 if TYPE_CHECKING:
+    from kjoin.conformance.catalogue import Case
     from kjoin.conformance.kafka.verify import VerifyReport
 
-__all__ = ["add_command", "render_report"]
+__all__ = ["add_command", "render_report", "scenario_cases"]
 
 
 def add_command(commands: Any) -> None:
@@ -113,7 +114,6 @@ def add_command(commands: Any) -> None:
 
 
 def _verify(args: argparse.Namespace, streams: Streams) -> int:
-    from kjoin.conformance.catalogue import load_cases
     from kjoin.conformance.kafka.maven import MavenError
     from kjoin.conformance.kafka.verify import save_golden, verify, verify_cases
 
@@ -134,12 +134,7 @@ def _verify(args: argparse.Namespace, streams: Streams) -> int:
     with Progress(streams.stderr, f"Kafka Streams {release}", 0, unit="scenarios") as answered:
         try:
             if args.scenarios:
-                loaded = load_cases(args.scenarios, kafka=release)
-                if loaded.errors:
-                    raise UsageError(f"verify: {loaded.errors[0]}")
-                cases = [c for c in loaded.cases if args.join is None or c.join in args.join]
-                if not cases:
-                    raise UsageError("verify: --scenarios: no scenario to run")
+                cases = scenario_cases(args, release, keep_intended=True)
                 report = verify_cases(
                     release,
                     cases,
@@ -222,6 +217,24 @@ def render_report(report: VerifyReport) -> str:
 def _join_label(spec: JoinSpec) -> str:
     """The join kind as the report's table shows it: a self-join with its optimization."""
     return f"self-join, optimization {spec.optimization}" if spec.self_join else spec.join
+
+
+def scenario_cases(args: argparse.Namespace, release: str, *, keep_intended: bool) -> list[Case]:
+    """The cases of ``--scenarios`` as ``release`` states them, of the ``--join`` kinds (intended ones only
+    if ``keep_intended``); a file's first error, or nothing left to run, is a usage error."""
+    from kjoin.conformance.catalogue import load_cases
+
+    loaded = load_cases(args.scenarios, kafka=release)
+    if loaded.errors:
+        raise UsageError(f"verify: {loaded.errors[0]}")
+    cases = [
+        case
+        for case in loaded.cases
+        if (keep_intended or not case.intended) and (args.join is None or case.join in args.join)
+    ]
+    if not cases:
+        raise UsageError("verify: --scenarios: no scenario to run")
+    return cases
 
 
 def _say(streams: Streams, text: str) -> None:

@@ -16,7 +16,8 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from kjoin.conformance.catalogue.portable import case_json
-from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Progress, Streams, UsageError
+from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Progress, Streams
+from kjoin.conformance.cli.verify import scenario_cases
 from kjoin.conformance.differential.profiles import profile_named
 from kjoin.oracle.behaviour import era_of
 
@@ -33,16 +34,8 @@ def verify_application_command(release: str, args: argparse.Namespace, streams: 
     # Generation needs Hypothesis (the verify extra): imported by the command, not by the CLI's start.
     from kjoin.conformance.kafka.app_verify import verify_application
 
-    cases = None
-    if args.scenarios:
-        from kjoin.conformance.catalogue import load_cases
-
-        loaded = load_cases(args.scenarios, kafka=release)
-        if loaded.errors:
-            raise UsageError(f"verify: {loaded.errors[0]}")
-        cases = [c for c in loaded.cases if not c.intended and (args.join is None or c.join in args.join)]
-        if not cases:
-            raise UsageError("verify: --scenarios: no scenario to run")
+    # An application runs a scenario as Kafka does, so a case that states intended outputs is left out.
+    cases = scenario_cases(args, release, keep_intended=False) if args.scenarios else None
 
     def say(text: str) -> None:
         streams.stderr.write(f"kjoin: verify: {text}\n")

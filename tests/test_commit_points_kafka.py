@@ -21,21 +21,11 @@ from kjoin.conformance.checker import Emitted, check
 from kjoin.conformance.kafka.application import AppAnswer, KafkaApplication, decode_app_answer
 from kjoin.conformance.kafka_segments import DEFAULT_CACHE_MAX_BYTES, kafka_segments
 from kjoin.oracle.behaviour import behaviour_for
-from kjoin.oracle.records import Output, Settings
+from kjoin.oracle.records import Settings
+from support.commit_points import MICRO_BATCH, PORT
 from support.report_documents import make_case
 
 pytestmark = [pytest.mark.system, pytest.mark.kafka, pytest.mark.xdist_group("kafka-application")]
-
-MICRO_BATCH = [
-    ("left", "k1", "A", 1),
-    ("right", "k1", "a", 2),
-    ("left", "k1", "B", 3),
-    ("left", "k1", "C", 4),
-    ("right", "k2", "x", 5),
-    ("left", "k2", "X", 6),
-]
-PORT = (Output("k1", ("A", "a"), 2, -1), Output("k1", ("C", "a"), 4, -1), Output("k2", ("X", "x"), 6, -1))
-"""A micro-batch port's output, two inputs per batch (tests/test_commit_points_spark.py shows it on Spark)."""
 
 
 def committed(case: Case, commits: tuple[int, ...]) -> Case:

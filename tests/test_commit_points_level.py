@@ -14,6 +14,7 @@ from kjoin.oracle.engine import run
 from kjoin.oracle.records import Output
 from kjoin.reports import render_report
 from kjoin.reports.scenario_page import explained_by, scenario_file
+from support.commit_points import MICRO_BATCH, PORT
 from support.report_documents import FakeCandidate, document_of, make_case, outcome_of, with_outputs
 
 ROWS = [("left", "k1", "A", 1), ("right", "k1", "a", 2), ("left", "k2", "B", 3), ("right", "k2", "b", 4)]
@@ -77,16 +78,6 @@ def test_an_output_no_commit_points_explain_is_reported_with_its_evidence() -> N
     assert "no commit points make Kafka emit k2: B - b @3" in page
 
 
-MICRO_BATCH = [
-    ("left", "k1", "A", 1),
-    ("right", "k1", "a", 2),
-    ("left", "k1", "B", 3),
-    ("left", "k1", "C", 4),
-    ("right", "k2", "x", 5),
-    ("left", "k2", "X", 6),
-]
-
-
 def test_table_segments_come_from_the_oracle_with_caches_and_no_commit_points_of_the_scenario() -> None:
     case = make_case("tt-micro-batch", MICRO_BATCH, join="table-table", variant="inner")
     records = tuple(replace(record, commit=True) for record in case.records)  # the scenario's own: ignored
@@ -100,7 +91,7 @@ def test_table_segments_come_from_the_oracle_with_caches_and_no_commit_points_of
 
 def test_a_micro_batch_port_passes_and_the_uncached_changelog_fails_where_a_cache_merges() -> None:
     case = make_case("tt-micro-batch", MICRO_BATCH, join="table-table", variant="inner")
-    port = [Output("k1", ("A", "a"), 2, -1), Output("k1", ("C", "a"), 4, -1), Output("k2", ("X", "x"), 6, -1)]
+    port = list(PORT)
     found = outcome_of(case, with_outputs(case, port, causes=False), mode="commit-points")
     assert (found.status, found.verdict and found.verdict.commit_points) == ("pass", (1, 5))
     changelog = outcome_of(case, with_outputs(case, port, causes=False), mode="multiset")
@@ -131,7 +122,7 @@ def test_the_verdict_names_the_eras_whose_caches_explain_a_micro_batch_port() ->
     """The results document's verdict scores the port at commit-points against every era (eras with the same
     table-join flags scored once): every era with record caches (2.3+) explains it, none before."""
     case = make_case("tt-micro-batch", MICRO_BATCH, join="table-table", variant="inner")
-    port = [Output("k1", ("A", "a"), 2, -1), Output("k1", ("C", "a"), 4, -1), Output("k2", ("X", "x"), 6, -1)]
+    port = list(PORT)
     outcome = outcome_of(case, with_outputs(case, port, causes=False), mode="commit-points")
     [verdict] = document_of([outcome], FakeCandidate())["verdicts"]
     scored = {era["era"]: (era["matched"], era["applicable"]) for era in verdict["eras"]}

@@ -53,11 +53,15 @@ SPEC_SCHEMA = (
     "scenario_id string not null, kafka string not null, join string not null, variant string not null, "
     "before long, after long, grace long, stores string not null, left_versioned boolean not null, "
     "right_versioned boolean not null, history_ms long, fk_extractor string not null, "
-    "intended boolean not null, legacy boolean not null"
+    "intended boolean not null, legacy boolean not null, self_join boolean not null, "
+    "optimization string not null, key_mapper string not null"
 )
 """One row per scenario. Window columns are null for joins without a window; ``grace`` null is the legacy
 ``JoinWindows.of(before)`` with no grace; ``legacy`` true with a grace is the deprecated
-``JoinWindows.of(before).grace(grace)`` (eager left/outer results; false otherwise and without a window)."""
+``JoinWindows.of(before).grace(grace)`` (eager left/outer results; false otherwise and without a window).
+``self_join`` (stream-stream: one stream joined with itself, every record ``left``) and ``optimization``
+(``none``/``all``, the topology's) are ``JoinSpec.self_join``/``optimization``; ``key_mapper`` is a
+stream-globaltable join's ``JoinSpec.key_mapper`` (``key`` for every other join)."""
 
 OUTPUT_SCHEMA = (
     "scenario_id string not null, key string, left string, right string, tombstone boolean not null, "

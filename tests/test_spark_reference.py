@@ -77,6 +77,9 @@ def _protocol_rows(traces: list[dict[str, Any]]) -> tuple[list[tuple[Any, ...]],
                 spec.fk_extractor,
                 scenario.intended,
                 bool(window is not None and window.legacy),
+                spec.self_join,
+                spec.optimization,
+                spec.key_mapper,
             )
         )
     return inputs, specs

@@ -114,6 +114,9 @@ def spec_rows(cases: Sequence[Case]) -> list[tuple[Any, ...]]:
                 spec.fk_extractor,
                 case.intended,
                 bool(window is not None and window.legacy),
+                spec.self_join,
+                spec.optimization,
+                spec.key_mapper,
             )
         )
     return rows

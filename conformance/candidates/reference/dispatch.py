@@ -22,6 +22,15 @@ _MODULES = {
 """join kind -> (module in this package, function from records-with-spec-and-flags to emissions)"""
 
 
+_ADDED_SPEC_COLUMNS: dict[str, bool | str] = {
+    "legacy": False,
+    "self_join": False,
+    "optimization": "none",
+    "key_mapper": "key",
+}
+"""SPEC_SCHEMA columns added after its first release -> the value that means what a spec without it meant."""
+
+
 def _emissions_for(kind: str) -> Callable[[DataFrame], DataFrame]:
     module, function = _MODULES[kind]
     emissions: Callable[[DataFrame], DataFrame] = getattr(
@@ -36,8 +45,10 @@ def run_reference(spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> D
     One small driver-side collect (the distinct ``(join, kafka, intended)`` of ``specs``) decides which join
     modules run and which Behaviour flags they see; the returned DataFrame is lazy.
     """
-    if "legacy" not in specs.columns:  # an older SPEC_SCHEMA without the deprecated of().grace() flag
-        specs = specs.withColumn("legacy", F.lit(False))
+    # an older SPEC_SCHEMA: without the deprecated of().grace() flag, self-joins or key mappers
+    for column, default in _ADDED_SPEC_COLUMNS.items():
+        if column not in specs.columns:
+            specs = specs.withColumn(column, F.lit(default))
     combos = specs.select("join", "kafka", "intended").distinct().collect()
     kinds = sorted({row["join"] for row in combos})
     specs = attach_behaviour(spark, specs, {(row["kafka"], bool(row["intended"])) for row in combos})

@@ -96,7 +96,11 @@ def test_the_report_and_the_terminal_mark_the_causing_input() -> None:
 def test_why_is_a_structured_value_with_the_rule_and_its_link() -> None:
     outcome = _ignoring_deletes(ROWS)
     why = case_result(outcome)["explanation"]["why"]
-    assert why["text"].startswith("Kafka does not emit k: A - b @3 here")
+    # the state that decides it: the deleted table row the lookup no longer finds
+    assert why["text"] == (
+        "Kafka does not emit k: A - b @3: when stream record k@3 is looked up, the table holds no k, so the "
+        "inner join emits nothing."
+    )
     assert why["rule"] == {
         "id": "ST-3",
         "title": "Inner and left joins",

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from kjoin.conformance.catalogue import load_cases
+from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.checker import Divergence
 from kjoin.conformance.documents.explain import explain
+from kjoin.oracle.behaviour import behaviour_for
+from kjoin.oracle.engine import run, run_traced
 from kjoin.oracle.records import Output
 from kjoin.scenarios import CATALOGUE_ROOT
 
@@ -63,3 +66,130 @@ def test_a_table_behind_a_record_cache_is_shown_with_its_dirty_entries() -> None
     assert left["columns"] == ["key", "value", "ts", "where"]
     assert left["note"] == "behind a record cache: dirty entries are forwarded when it flushes"
     assert left["rows"] and all(row[3] in ("flushed", "in the record cache") for row in left["rows"])
+
+
+# --- every join kind and every divergence kind names its rule and the state that decides it ----------
+
+
+def _first_case(path: str) -> Case:
+    return next(iter(load_cases([CATALOGUE_ROOT / path]).cases))
+
+
+def _kafka_outputs(case: Case) -> list[Output]:
+    return run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
+
+
+def _why(case: Case, first: Divergence) -> dict[str, Any]:
+    found = explain(case, first)
+    assert found is not None
+    why: dict[str, Any] = found["why"]
+    return why
+
+
+def test_a_stream_table_result_names_the_table_row_the_lookup_found() -> None:
+    case = _first_case("stream_table/docs-kip77.toml")
+    last = _kafka_outputs(case)[-1]
+    why = _why(case, Divergence("missing-output", last, None, last.cause, ""))
+    assert why["rule"]["id"] == "ST-3"
+    assert "when stream record k@15 is looked up, the table holds k = d (ts 14)" in why["text"]
+
+
+def test_a_record_held_by_the_grace_buffer_names_when_it_leaves() -> None:
+    case = _first_case("stream_table/grace-buffered-records-and-late-record.toml")
+    steps = run_traced(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
+    at, held = next(
+        (index, state["buffer"]["held"][0])
+        for index, (_, state) in enumerate(steps)
+        if state["buffer"]["held"]
+    )
+    early = Output(held["key"], (held["value"], None), held["ts"], at)
+    why = _why(case, Divergence("unexpected-output", None, early, at, ""))
+    assert why["rule"]["id"] == "ST-8"
+    grace = case.spec.window.grace if case.spec.window else None
+    assert why["numbers"]["releases_at"] == held["ts"] + why["numbers"]["grace"]
+    assert grace is None or why["numbers"]["grace"] == grace
+    assert "Kafka still holds stream record" in why["text"]
+
+
+def test_a_foreign_key_right_update_names_its_subscribers() -> None:
+    case = _first_case("foreign_key/docs-lhs-workflow.toml")
+    last = _kafka_outputs(case)[-1]
+    why = _why(case, Divergence("missing-output", last, None, last.cause, ""))
+    assert why["rule"]["id"] == "FK-8"
+    assert why["text"].endswith("reaches the left keys subscribed to foreign key 10: q.")
+
+
+def test_a_foreign_key_left_change_names_the_old_and_new_foreign_keys() -> None:
+    case = _first_case("foreign_key/inner-fk-change-unsubscribes-old-key.toml")
+    outputs = _kafka_outputs(case)
+    moved = next(o for o in outputs if o.value is None)
+    why = _why(case, Divergence("missing-output", moved, None, moved.cause, ""))
+    assert why["rule"]["id"] == "FK-4"
+    assert "moves left k1 from foreign key f1 to f2" in why["text"]
+    assert "the right table holds no f2" in why["text"]
+
+
+def test_a_global_table_lookup_names_the_mapped_key_and_the_row() -> None:
+    case = _first_case("stream_globaltable/enrichment-by-value.toml")
+    last = _kafka_outputs(case)[-1]
+    why = _why(case, Divergence("missing-output", last, None, last.cause, ""))
+    assert why["rule"]["id"] == "GT-7"
+    assert "maps the stream record left o4=c1:ink@7 to table key c1" in why["text"]
+    assert "the global table holds c1 = Anne (ts 6)" in why["text"]
+
+
+def test_a_table_update_waiting_in_the_record_cache_is_named() -> None:
+    source = CATALOGUE_ROOT / "table_table" / "record-cache-merged-insert-and-delete-emits-nothing.toml"
+    case = next(c for c in load_cases([source]).cases if c.spec.settings is not None)
+    why = _why(case, Divergence("unexpected-output", None, Output("k", ("A", None), 1, 0), 0, ""))
+    assert why["rule"]["id"] == "PR-6"
+    assert "waits in the left table's record cache" in why["text"]
+
+
+def test_a_wrong_timestamp_names_the_timestamp_rule_of_the_release() -> None:
+    case = _first_case("table_table/docs-kip77.toml")
+    last = _kafka_outputs(case)[-1]
+    late = last._replace(ts=last.ts + 5)
+    why = _why(case, Divergence("wrong-timestamp", last, late, last.cause, ""))
+    assert why["rule"]["id"] == "TT-8"
+    assert (why["numbers"]["kafka_ts"], why["numbers"]["candidate_ts"]) == (last.ts, last.ts + 5)
+    max_era = behaviour_for(case.kafka).table_join_ts_is_max_of_inputs
+    era_rule = "larger of" if max_era else "update's timestamp"
+    assert era_rule in why["text"]
+
+
+def test_a_wrong_input_names_both_emitting_inputs() -> None:
+    case = _first_case("stream_table/docs-kip77.toml")
+    last = _kafka_outputs(case)[-1]
+    elsewhere = last._replace(cause=last.cause - 1)
+    why = _why(case, Divergence("wrong-input", last, elsewhere, last.cause, ""))
+    assert why["rule"]["id"] == "ST-1"
+    assert (why["numbers"]["kafka_input"], why["numbers"]["candidate_input"]) == (last.cause, last.cause - 1)
+
+
+def test_every_divergence_kind_of_every_join_names_a_rule() -> None:
+    """Issue 23 item 5: for each kind, in each join, the first divergence cites the spec rule it breaks."""
+    paths = {
+        "stream-stream": "stream_stream/docs-kip77.toml",
+        "stream-table": "stream_table/docs-kip77.toml",
+        "table-table": "table_table/docs-kip77.toml",
+        "fk": "foreign_key/docs-lhs-workflow.toml",
+        "stream-globaltable": "stream_globaltable/enrichment-by-value.toml",
+    }
+    for join, path in paths.items():
+        case = _first_case(path)
+        assert case.join == join
+        outputs = _kafka_outputs(case)
+        first, last = outputs[0], outputs[-1]
+        divergences = [
+            Divergence("missing-output", last, None, last.cause, ""),
+            Divergence("unexpected-output", None, last._replace(value=("X", None)), last.cause, ""),
+            Divergence("wrong-value", last, last._replace(value=("X", "Y")), last.cause, ""),
+            Divergence("wrong-timestamp", last, last._replace(ts=last.ts + 1), last.cause, ""),
+            Divergence("wrong-input", last, last._replace(cause=first.cause), last.cause, ""),
+            Divergence("out-of-order", first, last, first.cause, ""),
+        ]
+        for divergence in divergences:
+            why = _why(case, divergence)
+            assert why["rule"] is not None, (join, divergence.kind, why["text"])
+            assert why["text"], (join, divergence.kind)

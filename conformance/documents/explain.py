@@ -10,12 +10,11 @@ stream-stream case, which the report draws on its timeline.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Divergence
-from kjoin.conformance.documents.rules import rule
+from kjoin.conformance.documents.why import Why, kind_why, table_join_why
 from kjoin.conformance.notation import show_output
 from kjoin.oracle.behaviour import Behaviour, UnknownVersionError, behaviour_for
 from kjoin.oracle.engine import run_traced
@@ -154,66 +153,37 @@ def explain(case: Case, first: Divergence) -> dict[str, Any] | None:
         return None
     try:
         behaviour = behaviour_for(case.kafka, intended=case.intended)
-        steps = run_traced(case.spec, case.records[: at + 1], behaviour)
+        # A run closes with a flush of its record caches (spec PR-8): with settings, the state after input
+        # ``at`` is the one of the whole run, not of a run that ends there.
+        records = case.records if case.spec.settings is not None else case.records[: at + 1]
+        steps = run_traced(case.spec, records, behaviour)
     except (OracleError, UnknownVersionError):
         return None
-    before = state_tables(case.join, steps[at - 1][1]) if at > 0 else []
+    before_state = steps[at - 1][1] if at > 0 else {}
     emitted, after_state = steps[at]
     return {
         "at": at,
-        "why": _why(case, behaviour, first, after_state).to_json(),
-        "before": before,
+        "why": _why(case, behaviour, first, before_state, after_state).to_json(),
+        "before": state_tables(case.join, before_state) if at > 0 else [],
         "after": state_tables(case.join, after_state),
         "emitted": emitted,
     }
 
 
-@dataclass(frozen=True, slots=True)
-class Why:
-    """Why Kafka emits (or does not emit) an output: the sentence, the spec rule that decides it (an id of
-    ``rules.RULES``, or ``None``) and the numbers the sentence uses, by name."""
-
-    text: str
-    rule: str | None = None
-    numbers: Mapping[str, int | None] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"text", "rule": {"id", "title", "link"} | null, "numbers": {name: int | null}}``."""
-        return {
-            "text": self.text,
-            "rule": None if self.rule is None else rule(self.rule).to_json(),
-            "numbers": dict(self.numbers),
-        }
-
-
-_TABLE_RULES = {"stream-table": "ST-2", "table-table": "TT-1", "fk": "FK-1"}
-_NOT_EMITTED_RULES = {"stream-table": "ST-3", "table-table": "TT-1", "fk": "FK-1"}
-
-
-def _why(case: Case, behaviour: Behaviour, first: Divergence, state: Mapping[str, Any]) -> Why:
-    """What in Kafka's state decides the output the first divergence is about."""
-    record = case.records[first.at or 0]
+def _why(
+    case: Case, behaviour: Behaviour, first: Divergence, before: Mapping[str, Any], after: Mapping[str, Any]
+) -> Why:
+    """What in Kafka's state decides the output the first divergence is about: by its kind when that decides
+    (a timestamp, the emitting input, an order), else by the join's state (docs/results-format.md)."""
     subject = first.expected or first.actual
     if subject is None:
         return Why("")
-    kafka_emits = first.expected is not None
+    by_kind = kind_why(case, behaviour, first)
+    if by_kind is not None:
+        return by_kind
     if case.join == "stream-stream":
-        return _why_stream_stream(case, behaviour, first, state, subject, kafka_emits)
-    shown = show_output(subject)
-    numbers = {"input": first.at, "ts": record.ts}
-    if kafka_emits:
-        return Why(
-            f"Kafka emits {shown} while processing {record.side} {record.key}@{record.ts}, from the tables "
-            "shown.",
-            _TABLE_RULES.get(case.join),
-            numbers,
-        )
-    return Why(
-        f"Kafka does not emit {shown} here: with the tables shown, the update {record.side} "
-        f"{record.key}@{record.ts} gives no such result.",
-        _NOT_EMITTED_RULES.get(case.join),
-        numbers,
-    )
+        return _why_stream_stream(case, behaviour, first, after, subject, first.expected is not None)
+    return table_join_why(case, behaviour, first, before, after)
 
 
 def _why_stream_stream(

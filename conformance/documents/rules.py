@@ -49,6 +49,8 @@ _SS = "stream-stream.md"
 _ST = "stream-table.md"
 _TT = "table-table.md"
 _FK = "foreign-key.md"
+_GT = "global-table.md"
+_PR = "production.md"
 _README = "README.md"
 
 RULES: dict[str, Rule] = {
@@ -72,20 +74,33 @@ RULES: dict[str, Rule] = {
         Rule("ST-3", "Inner and left joins", _ST),
         Rule("ST-4", "Null keys and null values per era", _ST),
         Rule("ST-5", "Table updates", _ST),
+        Rule("ST-6", "Versioned table: lookup as of the stream record's timestamp (3.5+)", _ST),
         Rule("ST-8", "Grace period: the stream buffer (3.6+)", _ST),
         Rule("TT-1", "Each update is looked up against the other side's current value", _TT),
         Rule("TT-2", "A tombstone for an absent key is still forwarded", _TT),
+        Rule("TT-3", "0.10.0 and 0.10.1: every update forwards a result", _TT),
+        Rule("TT-4", "Inner join (0.10.2+)", _TT),
         Rule("TT-5", "Left join, update of the left side (0.10.2+)", _TT),
+        Rule("TT-6", "Left join, update of the right side (0.10.2+)", _TT),
+        Rule("TT-7", "Outer join (0.10.2+)", _TT),
         Rule("TT-8", "Output timestamp", _TT),
         Rule("TT-9", "Null keys", _TT),
+        Rule("TT-10", "Versioned sides (3.5+)", _TT),
         Rule("FK-1", "The join and how a run proceeds (2.4+)", _FK),
         Rule("FK-3", "Null primary keys are dropped", _FK),
         Rule(
             "FK-4", "Subscription messages of a left change: default instructions (2.4-3.6; 3.7+ inner)", _FK
         ),
+        Rule("FK-5", "Subscription messages of a left change: 3.7+ left joins (KAFKA-16394)", _FK),
         Rule("FK-7", "Resolving a response: the hash check", _FK),
         Rule("FK-8", "Right-side updates", _FK),
         Rule("FK-9", "Output timestamps", _FK),
+        Rule("GT-3", "The global table is read in processing order", _GT),
+        Rule("GT-4", "Null values, null keys and null mapped keys per era", _GT),
+        Rule("GT-5", "Left joins and null mapped keys (3.7+, 4.0.1+)", _GT),
+        Rule("GT-6", "Output key, value and timestamp", _GT),
+        Rule("GT-7", "A lookup sees the table as it is now", _GT),
+        Rule("PR-6", "What a flush forwards", _PR),
         Rule("NOTATION", "Notation", _README),
         Rule("PROCESSING", "Processing model", _README),
     )

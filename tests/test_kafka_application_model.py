@@ -11,7 +11,8 @@ import random
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.cli import main
-from kjoin.conformance.kafka.app_verify import CACHE_BYTES, for_application
+from kjoin.conformance.cli.verify_application import render_app_report
+from kjoin.conformance.kafka.app_verify import CACHE_BYTES, AppVerifyReport, check_answers, for_application
 from kjoin.conformance.kafka.application import (
     NO_TIMED_COMMIT_MS,
     AppAnswer,
@@ -147,6 +148,23 @@ def test_an_answer_is_read_per_partition_and_compared_in_order() -> None:
     assert first_difference(answer.outputs, {1: same[1][:1]}) == (
         "partition 1: Kafka 2 outputs, the oracle 1; the oracle lacks ('a', None, 2)"
     )
+
+
+def test_the_report_counts_the_scenarios_whose_input_spread_over_several_partitions() -> None:
+    case = _case(TT, RECORDS)
+    one = ((0, 0), (0, 0), (0, 1), (0, 1), (0, 2), (0, 2))
+    answers = []
+    for inputs in (INPUTS, one):
+        expected = expected_per_partition(case, AppAnswer("c", 3, inputs, {}))
+        assert not isinstance(expected, str)
+        answers.append(AppAnswer("c", 3, inputs, expected))
+    outcomes = check_answers([case, case, case], [*answers, ("c", "broker gone")])
+    assert [(o.status, o.spread) for o in outcomes] == [("agree", 2), ("agree", 1), ("kafka error", 0)]
+    text = render_app_report(AppVerifyReport("4.4.0", 3, 1, tuple(outcomes), 0.0))
+    header, _, row, total = text.splitlines()[2:6]
+    assert header.split()[3:6] == ["scenarios", "spread", "agree"]
+    assert row.split()[:6] == ["table-table", "outer", "off", "3", "1", "2"]
+    assert total.split()[:3] == ["total", "3", "1"]
 
 
 def test_partitions_and_log_need_the_application_mode() -> None:

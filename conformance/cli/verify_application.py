@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["render_app_report", "verify_application_command"]
 
 SHOWN = 5
+SPREAD = "spread"
+"""The column of scenarios whose input records went to 2 or more partitions (more than one task ran)."""
 """Disagreements printed in full (the scenario line and the first difference)."""
 
 
@@ -69,15 +71,24 @@ def render_app_report(report: AppVerifyReport) -> str:
     counts: dict[tuple[str, str, str], Counter[str]] = {}
     for outcome in report.outcomes:
         key = (outcome.case.join, outcome.case.variant, "on" if outcome.cached else "off")
-        counts.setdefault(key, Counter())[outcome.status] += 1
+        tally = counts.setdefault(key, Counter())
+        tally[outcome.status] += 1
+        tally[SPREAD] += outcome.spread > 1
     statuses = ("agree", "disagree", "oracle refuses", "kafka error")
-    rows = [[*key, sum(c.values()), *(c[s] for s in statuses)] for key, c in sorted(counts.items())]
+    rows = [
+        [*key, sum(c[s] for s in statuses), c[SPREAD], *(c[s] for s in statuses)]
+        for key, c in sorted(counts.items())
+    ]
     total: Counter[str] = Counter(outcome.status for outcome in report.outcomes)
-    rows.append(["total", "", "", len(report.outcomes), *(total[s] for s in statuses)])
-    headers = ["join", "variant", "cache", "scenarios", *statuses]
+    spread = sum(1 for outcome in report.outcomes if outcome.spread > 1)
+    rows.append(["total", "", "", len(report.outcomes), spread, *(total[s] for s in statuses)])
+    headers = ["join", "variant", "cache", "scenarios", SPREAD, *statuses]
     lines.append(tabulate(rows, headers=headers, tablefmt="simple"))
     commits = sum(1 for outcome in report.outcomes if outcome.commits)
-    lines.append(f"\n{commits} scenarios with commit points; {report.seconds:.0f} s")
+    lines.append(
+        f"\n{commits} scenarios with commit points; {SPREAD}: input records in 2 or more partitions; "
+        f"{report.seconds:.0f} s"
+    )
     refusals = Counter(o.detail.split(":")[0] for o in report.outcomes if o.status == "oracle refuses")
     for reason, count in sorted(refusals.items()):
         lines.append(f"the oracle refuses {count}: {reason}")

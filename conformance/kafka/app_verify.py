@@ -53,11 +53,14 @@ Status = Literal["agree", "disagree", "oracle refuses", "kafka error"]
 
 @dataclass(frozen=True, slots=True)
 class AppOutcome:
-    """One scenario: agreement, the first difference, the oracle's refusal or Kafka's error line."""
+    """One scenario: agreement, the first difference, the oracle's refusal or Kafka's error line; ``spread``
+    is how many partitions its input records went to (0 when the application failed): a scenario whose keys
+    all hash to one partition runs one task, however many partitions its topics have."""
 
     case: Case
     status: Status
     detail: str = ""
+    spread: int = 0
 
     @property
     def cached(self) -> bool:
@@ -153,12 +156,14 @@ def check_answers(cases: Sequence[Case], answers: Sequence[Answer]) -> list[AppO
         if not isinstance(answer, AppAnswer):
             outcomes.append(AppOutcome(case, "kafka error", answer[1]))
             continue
+        spread = len({partition for partition, _ in answer.inputs})
         expected = expected_per_partition(case, answer)
         if isinstance(expected, str):
-            outcomes.append(AppOutcome(case, "oracle refuses", expected))
+            outcomes.append(AppOutcome(case, "oracle refuses", expected, spread))
             continue
         difference = first_difference(answer.outputs, expected)
-        outcomes.append(AppOutcome(case, "agree" if difference is None else "disagree", difference or ""))
+        status: Status = "agree" if difference is None else "disagree"
+        outcomes.append(AppOutcome(case, status, difference or "", spread))
     return outcomes
 
 

@@ -38,9 +38,9 @@ from kjoin.oracle.records import JOIN_KINDS, JoinSpec
 
 if TYPE_CHECKING:
     from kjoin.conformance.catalogue import Case
-    from kjoin.conformance.kafka.verify import VerifyReport
+    from kjoin.conformance.kafka.verify import SettingsEffect, VerifyReport
 
-__all__ = ["add_command", "render_report", "scenario_cases"]
+__all__ = ["add_command", "render_report", "scenario_cases", "settings_line"]
 
 
 def add_command(commands: Any) -> None:
@@ -171,6 +171,7 @@ def render_report(report: VerifyReport) -> str:
     from tabulate import tabulate
 
     from kjoin.conformance.harness.text import render_outcome
+    from kjoin.conformance.kafka.verify import settings_effect
 
     info = report.info
     lines = [
@@ -203,6 +204,9 @@ def render_report(report: VerifyReport) -> str:
         ),
     ]
     lines.append(f"\n{report.driver_calls} driver runs, {report.seconds:.0f} s")
+    effect = settings_effect(report.outcomes)
+    if effect.settings:
+        lines.append(settings_line(effect))
     for number, item in enumerate(report.shrunk, start=1):
         original, minimal = item.original.case, item.minimal.case
         lines += [
@@ -212,6 +216,16 @@ def render_report(report: VerifyReport) -> str:
             render_outcome(item.minimal),
         ]
     return "\n".join(lines) + "\n"
+
+
+def settings_line(effect: SettingsEffect) -> str:
+    """What the production settings did, as one line of the report (docs/kafka.md, "Production settings")."""
+    changed = ", ".join(f"{count} {join}" for join, count in effect.changed.items())
+    return (
+        f"production settings in {effect.settings} compared scenarios: {effect.cached} table joins with the "
+        f"record cache on, {effect.throttled} left/outer stream-stream joins with the emit throttle on; the "
+        f"settings change the output of {effect.changed_total}" + (f" ({changed})" if changed else "")
+    )
 
 
 def _join_label(spec: JoinSpec) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,17 @@ from kjoin.conformance.kafka.driver import (
 )
 from kjoin.conformance.protocol import Claim
 from kjoin.oracle.behaviour import one_release_per_era, release_of
-from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS, JoinKind, Output
+from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, VARIANTS, JoinKind, Output, Settings
 
-__all__ = ["VerifyReport", "golden_line", "save_golden", "verify", "verify_cases"]
+__all__ = [
+    "SettingsEffect",
+    "VerifyReport",
+    "golden_line",
+    "save_golden",
+    "settings_effect",
+    "verify",
+    "verify_cases",
+]
 
 EVERYTHING = Claim(
     joins=frozenset(JOIN_KINDS), variants=frozenset(VARIANTS), kafka=one_release_per_era(),
@@ -233,6 +242,68 @@ def verify_cases(
         sum(calls),
         time.perf_counter() - started,
         timings[0] if timings else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsEffect:
+    """What production settings did in a run's compared scenarios (docs/semantics/production.md): how many
+    ran a table join with the record cache on, how many a left/outer stream-stream join with the emit
+    throttle on, and, per join kind, how many emitted otherwise (keys, values, timestamps, order: what an
+    output topic shows) than the same input under the test driver's settings, by the oracle's account."""
+
+    settings: int
+    """Scenarios with any production setting or wall clock."""
+    cached: int
+    throttled: int
+    changed: dict[str, int]
+
+    @property
+    def changed_total(self) -> int:
+        return sum(self.changed.values())
+
+
+def under_test_settings(case: Case) -> Case:
+    """``case`` with the test driver's settings (no cache, a commit after every record, no throttle) and a
+    wall clock that never moves: the input its production settings are measured against."""
+    plain = tuple(replace(record, wall_clock=None, commit=False) for record in case.records)
+    return replace(case, spec=replace(case.spec, settings=Settings()), records=plain)
+
+
+def _has_settings(case: Case) -> bool:
+    return case.spec.settings != Settings() or any(
+        record.wall_clock is not None or record.commit for record in case.records
+    )
+
+
+def _shown(emitted: Emitted | str) -> tuple[tuple[object, ...], ...] | str:
+    """Outputs as an output topic shows them (no emitting input), or the refusal."""
+    if isinstance(emitted, str):
+        return emitted
+    return tuple((output.key, output.value, output.ts) for output in emitted.outputs)
+
+
+def settings_effect(outcomes: Sequence[CaseOutcome]) -> SettingsEffect:
+    """The ``SettingsEffect`` of the compared (agreeing or disagreeing) ``outcomes``."""
+    compared = [outcome.case for outcome in outcomes if outcome.status in ("pass", "fail")]
+    with_settings = [case for case in compared if _has_settings(case)]
+    changed: Counter[str] = Counter(
+        case.join
+        for case in with_settings
+        if _shown(kafka_outputs(case)) != _shown(kafka_outputs(under_test_settings(case)))
+    )
+    return SettingsEffect(
+        settings=len(with_settings),
+        cached=sum(
+            case.join != "stream-stream" and case.spec.settings.cache_max_bytes > 0 for case in compared
+        ),
+        throttled=sum(
+            case.join == "stream-stream"
+            and case.variant != "inner"
+            and case.spec.settings.emit_interval_ms > 0
+            for case in compared
+        ),
+        changed={join: changed[join] for join in JOIN_KINDS if changed[join]},
     )
 
 

@@ -81,9 +81,10 @@ oracle says differs from the same input under the test driver's settings (no cac
 clock), i.e. where the comparison checks the production rules (spec PR-1 to PR-9). Cells as above.
 
 Each row made with `python tools/verify_matrix.py --production --lines L --examples N --seed S --write
-docs/kafka-matrix.md` (profile ci), one line at a time on a machine shared with other work (hence the
-times); *run* gives N and S. TopologyTestDriver commits after every record, so merges between commits
-are not shown here: see the application mode below.
+docs/kafka-matrix.md` (profile ci, hypothesis {hypothesis}), one line at a time on a machine shared with
+other work (hence the times); *run* gives N and S. A line without a row has not been run this way yet.
+TopologyTestDriver commits after every record, so merges between commits are not shown here: see the
+application mode below.
 """
 
 
@@ -116,7 +117,8 @@ def write_production_section(page: Path, rows: dict[str, list[str]]) -> None:
         _markdown_row(["---"] * len(PRODUCTION_HEADERS)),
         *(kept[release] for release in sorted(kept, key=parse_version)),
     ]
-    section = PRODUCTION_SECTION + "\n" + PRODUCTION_TEXT + "\n" + "\n".join(table) + "\n"
+    text_part = PRODUCTION_TEXT.format(hypothesis=hypothesis.__version__)
+    section = PRODUCTION_SECTION + "\n" + text_part + "\n" + "\n".join(table) + "\n"
     at = text.find(PRODUCTION_SECTION)
     if at >= 0:
         end = text.find("\n## ", at + len(PRODUCTION_SECTION))

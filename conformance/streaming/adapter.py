@@ -107,6 +107,12 @@ class JobShape:
     right_versioned: bool
     fk_extractor: str
     legacy: bool
+    key_mapper: str = "key"
+    """A stream-globaltable join's key mapper (spec GT-2); ``key`` for the other joins."""
+    self_join: bool = False
+    """A stream joined with itself: every record is in ``left``, ``right`` is empty (spec SJ-1)."""
+    optimization: str = "none"
+    """The Kafka topology's ``topology.optimization`` (``all`` rewrites a self-join from 3.4, spec SJ-1)."""
 
     @classmethod
     def of(cls, row: Row) -> JobShape:

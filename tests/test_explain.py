@@ -7,7 +7,7 @@ from typing import Any
 
 from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.checker import Divergence
-from kjoin.conformance.documents.explain import explain
+from kjoin.conformance.documents.explain import explain, stream_times
 from kjoin.oracle.behaviour import behaviour_for
 from kjoin.oracle.engine import run, run_traced
 from kjoin.oracle.records import Output
@@ -193,3 +193,25 @@ def test_every_divergence_kind_of_every_join_names_a_rule() -> None:
             why = _why(case, divergence)
             assert why["rule"] is not None, (join, divergence.kind, why["text"])
             assert why["text"], (join, divergence.kind)
+
+
+def test_a_rewritten_self_join_shows_its_one_store_and_its_processors_stream_time() -> None:
+    """The 3.4+ single-store self-join (spec SJ-3) snapshots one store and its own stream time: the results
+    document's stream times and the explanation read them (both raised KeyError 'left_store')."""
+    source = CATALOGUE_ROOT / "stream_stream" / "self-join-kafka-integration-test.toml"
+    case = next(
+        c
+        for c in load_cases([source]).cases
+        if c.spec.optimization == "all" and behaviour_for(c.kafka).self_join_is_rewritten_by_optimization
+    )
+    steps = run_traced(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
+    processor_times = [None if state["stream_time"] == -1 else state["stream_time"] for _, state in steps]
+    assert stream_times(case) == processor_times
+    assert any(time is not None for time in processor_times)
+    last = _kafka_outputs(case)[-1]
+    found = explain(case, Divergence("missing-output", last, None, last.cause, ""))
+    assert found is not None
+    [store] = found["after"]
+    assert store["title"] == "the self-join's window store (one store, spec SJ-3)"
+    assert [last.key, last.ts, last.value[1]] in store["rows"]
+    assert f"processor's stream time {processor_times[last.cause]}" in store["note"]

@@ -72,6 +72,20 @@ def state_tables(join: str, state: Mapping[str, Any]) -> list[Table]:
 
 
 def _stream_stream_tables(state: Mapping[str, Any]) -> list[Table]:
+    if "store" in state:  # the rewritten self-join: one processor, one window store (spec SJ-3)
+        store = state["store"]
+        note = (
+            f"observed stream time {_time(store['observed_time'])}, the self-join processor's stream time "
+            f"{_time(state['stream_time'])}"
+        )
+        return [
+            _table(
+                "the self-join's window store (one store, spec SJ-3)",
+                ["key", "ts", "value"],
+                store["records"],
+                note,
+            )
+        ]
     tables: list[Table] = []
     for side in ("left", "right"):
         store = state.get(f"{side}_store")
@@ -137,6 +151,8 @@ def stream_times(case: Case) -> list[int | None] | None:
         outer = state.get("outer")
         if isinstance(outer, Mapping):
             value = outer["stream_time"]
+        elif "stream_time" in state:  # the rewritten self-join's processor (spec SJ-6)
+            value = state["stream_time"]
         else:
             stores = [state["left_store"], state["right_store"]]
             observed = [store["observed_time"] for store in stores if isinstance(store, Mapping)]

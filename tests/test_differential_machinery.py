@@ -215,3 +215,22 @@ def test_shrunk_case_ids_are_unique_within_a_round() -> None:
 
     result: list[Shrunk] = shrink([failing], record_ids, rounds=3, limit=400)
     assert seen and result[0].minimal.case.scenario.startswith(failing.case.scenario)
+
+
+def test_kjoin_fuzz_draws_self_joins_for_a_candidate_that_claims_them() -> None:
+    """A claim with ``self_joins`` gets generated self-joins besides its two-sided stream-stream joins (kjoin
+    fuzz drew none before); a claim without them gets none."""
+    from kjoin.conformance.differential.fuzz import generated_batches
+
+    joins = frozenset({"stream-stream", "stream-globaltable"})
+    plain = Claim(joins=joins, variants=frozenset({"inner", "left", "outer"}), kafka=("3.9",))
+    profile = replace(PROFILES["ci"], examples=12)
+    without = generated_batches(plain, [("3.9", 12)], profile, 7)
+    with_self = generated_batches(replace(plain, self_joins=True), [("3.9", 12)], profile, 7)
+    assert [batch.join for batch in without] == ["stream-stream", "stream-globaltable"]
+    assert not any(case.spec.self_join for batch in without for case in batch.cases)
+    assert with_self[:2] == without
+    [self_joins] = with_self[2:]
+    assert self_joins.cases and all(case.spec.self_join for case in self_joins.cases)
+    assert all(case.scenario.startswith("fuzz-sj-") for case in self_joins.cases)
+    assert {case.spec.optimization for case in self_joins.cases} == {"none", "all"}

@@ -1,7 +1,8 @@
 """One fuzzing run: generate scenarios, check a candidate on all of them at once, shrink the failures.
 
-1. ``generate_cases`` draws the profile's number of scenarios per claimed join kind (the candidate's
-   ``Claim`` decides join kinds, variants, stores, versioned tables and stream-table grace) as the newest
+1. ``generate_cases`` draws the profile's number of scenarios per claimed join kind, and as many self-joins
+   when claimed (the candidate's ``Claim`` decides join kinds, variants, stores, versioned tables,
+   stream-table grace and self-joins; ``generated_batches``) as the newest
    claimed version, and, unless one version is asked for, half as many again spread over the other
    claimed versions (at least ``MIN_PER_ERA`` each): every era a candidate claims is fuzzed.
 2. One ``HarnessRun`` checks them all: one candidate call per join kind, the oracle for what Kafka emits,
@@ -28,14 +29,22 @@ from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, 
 from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.harness.micro_batches import Split, split_cases, with_default_split
 from kjoin.conformance.harness.outcomes import HarnessRun
-from kjoin.conformance.protocol import Candidate
+from kjoin.conformance.protocol import Candidate, Claim
 from kjoin.oracle.behaviour import parse_version
 from kjoin.oracle.records import JOIN_KINDS, JoinKind
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["MIN_PER_ERA", "Counterexample", "FuzzReport", "fuzz", "fuzzed_versions", "harness_evaluator"]
+__all__ = [
+    "MIN_PER_ERA",
+    "Counterexample",
+    "FuzzReport",
+    "fuzz",
+    "fuzzed_versions",
+    "generated_batches",
+    "harness_evaluator",
+]
 
 MIN_PER_ERA = 8
 """Scenarios per join kind drawn at least for each older claimed version."""
@@ -113,20 +122,7 @@ def fuzz(
     count = profile.examples if examples is None else examples
     plan = fuzzed_versions(claim.kafka, count) if kafka is None else [(kafka, count)]
     chosen_seed = profile.seed if seed is None else seed
-    wanted = [join for join in JOIN_KINDS if join in claim.joins and (joins is None or join in joins)]
-    generated = tuple(
-        generate_cases(
-            join,
-            version,
-            profile=profile,
-            seed=chosen_seed,
-            claim=claim,
-            examples=share,
-            intended=intended,
-        )
-        for version, share in plan
-        for join in wanted
-    )
+    generated = generated_batches(claim, plan, profile, chosen_seed, joins=joins, intended=intended)
     session = _once(spark)
     calls: list[int] = []
     evaluate = harness_evaluator(candidate, session, calls)
@@ -139,9 +135,9 @@ def fuzz(
     chosen = _to_shrink(failing, limit)
     rounds = shrink(chosen, evaluate, rounds=profile.shrink_rounds, limit=profile.round_reductions)
     shrunk = local_minimum(rounds, evaluate)
-    strategies = {(batch.join, batch.kafka): batch.strategy for batch in generated}
+    strategies = {(case.scenario, batch.kafka): batch.strategy for batch in generated for case in batch.cases}
     counterexamples = _distinct(
-        Counterexample(item, chosen_seed, strategies[item.original.case.join, item.original.case.kafka])
+        Counterexample(item, chosen_seed, strategies[item.original.case.scenario, item.original.case.kafka])
         for item in shrunk
     )
     return FuzzReport(
@@ -156,6 +152,38 @@ def fuzz(
         counterexamples=counterexamples,
         candidate_calls=sum(calls),
         seconds=time.perf_counter() - started,
+    )
+
+
+def generated_batches(
+    claim: Claim,
+    plan: Sequence[tuple[str, int]],
+    profile: FuzzProfile,
+    seed: int,
+    *,
+    joins: Sequence[JoinKind] | None = None,
+    intended: bool = False,
+) -> tuple[Generated, ...]:
+    """The scenarios to fuzz: for each (version, count) of ``plan``, ``count`` scenarios of each claimed
+    join kind (narrowed by ``joins``), and as many self-joins when the claim covers them
+    (``Claim.self_joins``; spec SJ-1)."""
+    wanted = [join for join in JOIN_KINDS if join in claim.joins and (joins is None or join in joins)]
+    kinds = [(join, False) for join in wanted]
+    if claim.self_joins and "stream-stream" in wanted:
+        kinds.append(("stream-stream", True))
+    return tuple(
+        generate_cases(
+            join,
+            version,
+            profile=profile,
+            seed=seed,
+            claim=claim,
+            examples=share,
+            intended=intended,
+            self_join=self_join,
+        )
+        for version, share in plan
+        for join, self_join in kinds
     )
 
 

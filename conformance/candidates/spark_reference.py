@@ -36,12 +36,13 @@ ALL_ERAS = one_release_per_era(since="0.10.1")
 express)."""
 
 CLAIM = Claim(
-    joins=frozenset({"stream-stream", "stream-table", "table-table", "fk"}),
+    joins=frozenset({"stream-stream", "stream-table", "table-table", "fk", "stream-globaltable"}),
     variants=frozenset({"inner", "left", "outer"}),
     kafka=ALL_ERAS,
     stores=frozenset({"memory", "rocksdb"}),
     versioned=True,
     stream_table_grace=True,
+    self_joins=True,
 )
 
 

@@ -36,7 +36,7 @@ from kjoin.conformance.cli.common import (
 
 __all__ = ["add_command"]
 
-_JOINS = ("stream-stream", "stream-table", "table-table")
+_JOINS = ("stream-stream", "stream-table", "table-table", "stream-globaltable")
 
 
 def _common(command: argparse.ArgumentParser, *, output: bool = False) -> None:
@@ -50,7 +50,11 @@ def _common(command: argparse.ArgumentParser, *, output: bool = False) -> None:
             help="instead of a candidate: your job's output (partition, key, left, right, ts)",
         )
     command.add_argument(
-        "--join", required=True, choices=_JOINS, help="join kind (foreign-key joins span tasks)"
+        "--join",
+        required=True,
+        choices=_JOINS,
+        help="join kind (foreign-key joins span tasks; a stream-globaltable join's right topic is the "
+        "global table, replicated to every task)",
     )
     command.add_argument("--variant", required=True, choices=("inner", "left", "outer"))
     command.add_argument("--kafka", type=version_argument, default="3.9", metavar="V", help="default 3.9")
@@ -109,6 +113,8 @@ def _workload(args: argparse.Namespace) -> Any:
     from kjoin.oracle.records import Window
 
     window = None
+    if args.join == "stream-globaltable" and args.grace is not None:
+        raise UsageError("--grace: a stream-globaltable join has no window and no grace period (spec GT-1)")
     if args.join == "stream-stream":
         after = args.before if args.after is None else args.after
         window = Window(before=args.before, after=after, grace=args.grace)
@@ -182,6 +188,7 @@ def _check(args: argparse.Namespace, streams: Streams, data: dict[str, Any], rec
             candidate = load_candidate(args.candidate)
         except CandidateLoadError as error:
             raise UsageError(f"{name}: --candidate: {error}") from error
+    workload = _workload(args)
     master = resolve_master(args.spark_master)
     spark = start_session(master)
     run = run_metadata(master=master, kafka=args.kafka, equivalence="multiset", scenarios=[name])
@@ -193,7 +200,7 @@ def _check(args: argparse.Namespace, streams: Streams, data: dict[str, Any], rec
 
     try:
         document = check_at_scale(
-            spark, candidate, records(spark), _workload(args), run=run, sample_tasks=args.samples, say=say
+            spark, candidate, records(spark), workload, run=run, sample_tasks=args.samples, say=say
         )
     except (ScaleError, DataError) as error:
         raise UsageError(f"{name}: {error}") from error

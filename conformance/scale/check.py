@@ -23,6 +23,8 @@ from kjoin.conformance.scale.compare import diff
 from kjoin.conformance.scale.tasks import expected_outputs, ordered_inputs
 from kjoin.errors import KjoinError
 from kjoin.oracle.behaviour import behaviour_for
+from kjoin.oracle.engine import processor_for
+from kjoin.oracle.errors import UnsupportedJoinError
 from kjoin.oracle.records import JoinSpec, Versioning, Window
 
 if TYPE_CHECKING:
@@ -109,6 +111,10 @@ def check_at_scale(
             "foreign-key joins repartition by the foreign key, so they are not one task per partition "
             "(spec TK-3); check them with kjoin run"
         )
+    try:
+        processor_for(workload.spec, behaviour_for(workload.kafka))
+    except UnsupportedJoinError as error:
+        raise ScaleError(f"Kafka {workload.kafka} has no such join: {error}") from None
     unclaimed = unclaimed_because(candidate.claim, _task_case("task", workload))
     if unclaimed is not None:
         raise ScaleError(f"the candidate does not claim this join: {unclaimed}")
@@ -135,7 +141,7 @@ def _check(
 
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    ordered = ordered_inputs(records).persist(StorageLevel.MEMORY_AND_DISK)
+    ordered = ordered_inputs(records, workload.join).persist(StorageLevel.MEMORY_AND_DISK)
     count = ordered.count()
     timings["order_s"] = time.perf_counter() - started
     tell(f"{count:,} records in Kafka's task order ({timings['order_s']:.0f} s)")

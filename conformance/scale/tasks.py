@@ -5,6 +5,12 @@ A task is one partition number (spec TK-1); ``ordered_inputs`` gives its records
 columns, ``scenario_id`` = ``task-<partition>`` and ``idx`` = the position in Kafka's processing order
 (spec TK-2), so that any candidate sees each task as one scenario. ``oracle_outputs`` runs the oracle over
 each task in that order.
+
+A stream-globaltable join has no co-partitioning: a task is one partition of the stream, and the global
+table (every partition of its topic) is replicated to every task. Each task reads the table's partitions as
+further queues of its priority queue, after the stream's, so a table update is applied between the stream
+records it precedes in timestamp order (docs/scale.md, "Stream-GlobalKTable joins"; spec GT-3: the
+scenarios fix one interleaving, the processing order, as the test driver does).
 """
 
 from __future__ import annotations
@@ -37,30 +43,49 @@ def task_id(partition: int) -> str:
 
 
 def _order_task(frame: pd.DataFrame) -> pd.DataFrame:
-    """One partition number's records (both sides) in Kafka's processing order."""
-    sides = [frame[frame["side"] == side].sort_values("offset", kind="stable") for side in ("left", "right")]
-    order = processing_order([side["ts"].tolist() for side in sides])
-    starts = (0, len(sides[0]))
-    both = pd.concat(sides, ignore_index=True)
+    """One task's records (both sides) in Kafka's processing order: the queues are the left partition, then
+    each right partition in partition order (one for a co-partitioned join, every partition of the global
+    table for a stream-globaltable join), each in offset order."""
+    left = frame[frame["side"] == "left"]
+    right = frame[frame["side"] == "right"]
+    table_partitions = sorted(int(number) for number in right["partition"].unique())
+    queues = [left] + [right[right["partition"] == number] for number in table_partitions]
+    queues = [queue.sort_values("offset", kind="stable") for queue in queues]
+    order = processing_order([queue["ts"].tolist() for queue in queues])
+    starts = [0]
+    for queue in queues[:-1]:
+        starts.append(starts[-1] + len(queue))
+    both = pd.concat(queues, ignore_index=True)
     ordered = both.iloc[[starts[queue] + position for queue, position in order]].reset_index(drop=True)
-    partition = int(frame["partition"].iloc[0]) if len(frame) else 0
+    task = int(frame["task"].iloc[0]) if len(frame) else 0
     return pd.DataFrame(
         {
-            "scenario_id": task_id(partition),
+            "scenario_id": task_id(task),
             "idx": range(len(ordered)),
             "side": ordered["side"].to_numpy(dtype=object),
             "key": ordered["key"].to_numpy(dtype=object),
             "value": ordered["value"].to_numpy(dtype=object),
             "ts": ordered["ts"].astype("int64").to_numpy(),
-            "partition": partition,
+            "partition": ordered["partition"].astype("int32").to_numpy(),
             "offset": ordered["offset"].astype("int64").to_numpy(),
         }
     )
 
 
-def ordered_inputs(records: DataFrame) -> DataFrame:
-    """``RECORD_COLUMNS`` rows -> ``ORDERED_SCHEMA``: every task's records in processing order."""
-    return records.groupBy("partition").applyInPandas(_order_task, ORDERED_SCHEMA)
+def ordered_inputs(records: DataFrame, join: str = "stream-stream") -> DataFrame:
+    """``RECORD_COLUMNS`` rows -> ``ORDERED_SCHEMA``: every task's records in processing order. A task is a
+    partition number; for a stream-globaltable ``join`` it is a partition of the stream (left), with every
+    right record replicated to it (``partition`` and ``offset`` stay the record's own)."""
+    from pyspark.sql import functions as F
+
+    if join != "stream-globaltable":
+        tasks = records.withColumn("task", F.col("partition"))
+    else:
+        stream = records.filter(F.col("side") == "left")
+        numbers = stream.select(F.col("partition").alias("task")).distinct()
+        table = records.filter(F.col("side") == "right").crossJoin(F.broadcast(numbers))
+        tasks = stream.withColumn("task", F.col("partition")).unionByName(table)
+    return tasks.groupBy("task").applyInPandas(_order_task, ORDERED_SCHEMA)
 
 
 def _expected_for(spec: JoinSpec, kafka: str) -> Any:

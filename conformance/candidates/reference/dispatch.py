@@ -18,8 +18,11 @@ _MODULES = {
     "stream-table": ("stream_table", "stream_table_emissions"),
     "table-table": ("table_table", "table_table_emissions"),
     "fk": ("foreign_key", "foreign_key_emissions"),
+    "stream-globaltable": ("global_table", "global_table_emissions"),
+    "self-join": ("self_join", "self_join_emissions"),
 }
-"""join kind -> (module in this package, function from records-with-spec-and-flags to emissions)"""
+"""route (the join kind, or ``self-join`` for a stream joined with itself) -> (module in this package,
+function from records-with-spec-and-flags to emissions)"""
 
 
 _ADDED_SPEC_COLUMNS: dict[str, bool | str] = {
@@ -31,8 +34,8 @@ _ADDED_SPEC_COLUMNS: dict[str, bool | str] = {
 """SPEC_SCHEMA columns added after its first release -> the value that means what a spec without it meant."""
 
 
-def _emissions_for(kind: str) -> Callable[[DataFrame], DataFrame]:
-    module, function = _MODULES[kind]
+def _emissions_for(route: str) -> Callable[[DataFrame], DataFrame]:
+    module, function = _MODULES[route]
     emissions: Callable[[DataFrame], DataFrame] = getattr(
         import_module(f"kjoin.conformance.candidates.reference.{module}"), function
     )
@@ -42,23 +45,24 @@ def _emissions_for(kind: str) -> Callable[[DataFrame], DataFrame]:
 def run_reference(spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
     """All outputs of all scenarios in ``inputs``: OUTPUT_SCHEMA columns plus ``idx`` and ``seq``.
 
-    One small driver-side collect (the distinct ``(join, kafka, intended)`` of ``specs``) decides which join
-    modules run and which Behaviour flags they see; the returned DataFrame is lazy.
+    One small driver-side collect (the distinct ``(join or self-join, kafka, intended)`` of ``specs``)
+    decides which join modules run and which Behaviour flags they see; the returned DataFrame is lazy.
     """
     # an older SPEC_SCHEMA: without the deprecated of().grace() flag, self-joins or key mappers
     for column, default in _ADDED_SPEC_COLUMNS.items():
         if column not in specs.columns:
             specs = specs.withColumn(column, F.lit(default))
-    combos = specs.select("join", "kafka", "intended").distinct().collect()
-    kinds = sorted({row["join"] for row in combos})
+    route = F.when(F.col("self_join"), F.lit("self-join")).otherwise(F.col("join"))
+    combos = specs.select(route.alias("route"), "kafka", "intended").distinct().collect()
+    routes = sorted({row["route"] for row in combos})
     specs = attach_behaviour(spark, specs, {(row["kafka"], bool(row["intended"])) for row in combos})
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions") or 4)
     # one shuffle by scenario: the join modules' windows and groupings all partition by scenario_id (plus
     # more columns), which this partitioning already satisfies, so they add no further shuffles
     records = inputs.join(F.broadcast(specs), "scenario_id").repartition(partitions, "scenario_id")
     emissions = None
-    for kind in kinds:
-        part = _emissions_for(kind)(records.filter(F.col("join") == kind))
+    for name in routes:
+        part = _emissions_for(name)(records.filter(route == name))
         emissions = part if emissions is None else emissions.unionByName(part)
     if emissions is None:
         raise ValueError("run_reference: no scenarios in specs")

@@ -32,7 +32,7 @@ from kjoin.conformance.candidates.reference.outer_store import (
     emit_held_records,
 )
 
-__all__ = ["stream_stream_emissions"]
+__all__ = ["retained_sql", "store_retention", "stream_stream_emissions"]
 
 DAY_MS = 24 * 60 * 60 * 1000
 MIN_SEGMENT_INTERVAL_MS = 60_000
@@ -111,7 +111,7 @@ def _annotated(rec: DataFrame) -> DataFrame:
             )
             | null_key_forwarded,
             "outer_side": outer_side,
-            "retention": _retention(),
+            "retention": store_retention(),
             "obs_left": running_max_before(F.when(left & advances, F.col("ts"))),
             "obs_right": running_max_before(F.when(right & advances, F.col("ts"))),
             "st": stream_time,
@@ -126,7 +126,7 @@ def _annotated(rec: DataFrame) -> DataFrame:
     )
 
 
-def _retention() -> Column:
+def store_retention() -> Column:
     """Window-store retention: before + after + grace (2.1+, legacy grace from ``of()`` on 3.0+), else
     ``max(1 day, before + after)`` (spec SS-6, SS-15)."""
     size = F.col("before") + F.col("after")
@@ -196,11 +196,11 @@ def _joins(e: str) -> str:
     right_ts = f"(CASE WHEN side = 'left' THEN {e}.ts ELSE ts END)"
     return (
         f"{e}.side <> side AND {right_ts} >= {left_ts} - before AND {right_ts} <= {left_ts} + after"
-        f" AND {_retained(e)}"
+        f" AND {retained_sql(e)}"
     )
 
 
-def _retained(e: str) -> str:
+def retained_sql(e: str) -> str:
     """SQL predicate: stored record ``e`` is still returned by its store's fetch at probe time (spec SS-7,
     SS-8).
 

@@ -27,7 +27,14 @@ if TYPE_CHECKING:
 # the system tier (tests/conftest.py)
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("spark-stateful")]
 
-SPECIFICATION = ["stream_stream", "stream_table", "table_table", "foreign_key", "kafka_tests"]
+SPECIFICATION = [
+    "stream_stream",
+    "stream_table",
+    "table_table",
+    "foreign_key",
+    "stream_globaltable",
+    "kafka_tests",
+]
 """The edge cases that state one rule each, and Kafka's own join tests (the golden traces, thousands of
 cases, run under ``nox -s stateful``: the README's test command stays short)."""
 
@@ -46,6 +53,10 @@ def test_spark_stateful_agrees_with_the_oracle_on_every_claimed_case(spark: Spar
         passed
     )
     assert passed["fk"] >= 60, passed
+    assert passed["stream-globaltable"] >= 20, passed
+    self_joins = [o for o in outcomes if o.case.spec.self_join and o.status == "pass"]
+    assert {o.case.spec.optimization for o in self_joins} == {"none", "all"}, "both topologies checked"
+    assert {o.case.spec.variant for o in self_joins} == {"inner", "left", "outer"}, "every variant checked"
     assert all(outcome.mode == "exact" for outcome in outcomes if outcome.status == "pass")
     assert all(call.status == "ok" for call in harness.batches)
 
@@ -79,6 +90,38 @@ def test_a_query_restarted_from_its_checkpoint_carries_on_with_the_state_spark_k
     assert first and resumed, "both halves emit something"
     assert all(row[6] < halfway for row in first) and all(row[6] >= halfway for row in resumed)
     assert sorted(first + resumed, key=_order) == uninterrupted
+
+
+def test_global_table_joins_and_self_joins_agree_one_step_per_micro_batch(spark: SparkSession) -> None:
+    """The stream-globaltable and self-join scenarios, each record its own micro-batch: every table update,
+    replicated to each task of the scenario, and every store change crosses a micro-batch boundary through
+    Spark's state store, and every claimed case still agrees exactly."""
+    from kjoin.conformance.candidates.spark_stateful import SparkStateful
+
+    self_joins = sorted((CATALOGUE_ROOT / "stream_stream").glob("self-join-*.toml"))
+    loaded = load_cases([CATALOGUE_ROOT / "stream_globaltable", *self_joins])
+    assert loaded.errors == () and len(self_joins) >= 8
+    harness = HarnessRun(SparkStateful(steps_per_batch=1), lambda: spark)
+    outcomes = harness.outcomes(loaded.cases)
+    failing = [outcome for outcome in outcomes if outcome.failing]
+    shown = "\n\n".join(render_outcome(outcome) for outcome in failing[:5])
+    assert not failing, f"{len(failing)} failing cases:\n\n{shown}"
+    passed = Counter(outcome.case.spec.join for outcome in outcomes if outcome.status == "pass")
+    assert passed["stream-globaltable"] >= 20 and passed["stream-stream"] >= 8, passed
+    assert all(outcome.mode == "exact" for outcome in outcomes if outcome.status == "pass")
+
+
+def test_a_global_table_scenario_spreads_its_stream_and_replicates_its_table_to_every_task() -> None:
+    """The stream records of a stream-globaltable scenario go to one task each, by key; each global-table
+    record goes to every task (docs/stateful.md); other joins keep one task per scenario."""
+    from kjoin.conformance.candidates.stateful.query import GLOBAL_TABLE_TASKS, with_tasks
+
+    rows = [("s", 0, "right", "A", "a", 0)] + [("s", i, "left", f"k{i}", "x", i) for i in range(1, 9)]
+    tasked = with_tasks("stream-globaltable", rows, GLOBAL_TABLE_TASKS)
+    assert sorted(row[-1] for row in tasked if row[2] == "right") == list(range(GLOBAL_TABLE_TASKS))
+    assert {row[-1] for row in tasked if row[2] == "left"} == set(range(GLOBAL_TABLE_TASKS))
+    assert len(tasked) == len(rows) - 1 + GLOBAL_TABLE_TASKS
+    assert {row[-1] for row in with_tasks("stream-table", rows, GLOBAL_TABLE_TASKS)} == {0}
 
 
 SPEC_SCHEMA_NAMES = [column.split()[0] for column in SPEC_SCHEMA.split(", ")]

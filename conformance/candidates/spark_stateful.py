@@ -4,10 +4,11 @@ The blueprint for a port (docs/stateful.md): ``transformWithStateInPandas`` grou
 task's state stores as Spark state variables, Kafka's join processors in ``handleInputRows``, fed
 ``steps_per_batch`` processing steps per micro-batch (default 8: a task's records within a micro-batch run
 in processing order, its stores carry over to the next). It implements the stream-stream, stream-table,
-table-table and foreign-key (KIP-213) joins of every era of Kafka Streams from 3.1 (spurious-free
-left/outer joins) to the newest, with in-memory and RocksDB stores, versioned tables (KIP-914),
-stream-table grace (KIP-923), and the intended runs (bug flags off) as well as the shipped ones. Not yet
-ported, and reported as not claimed: eras before 3.1.
+table-table, foreign-key (KIP-213) and stream-globaltable joins and self-joins (with and without the 3.4+
+single-store rewrite) of every era of Kafka Streams from 3.1 (spurious-free left/outer joins) to the
+newest, with in-memory and RocksDB stores, versioned tables (KIP-914), stream-table grace (KIP-923), and
+the intended runs (bug flags off) as well as the shipped ones. Not yet ported, and reported as not claimed:
+eras before 3.1.
 """
 
 from __future__ import annotations
@@ -32,12 +33,13 @@ STEPS_PER_BATCH = 8
 rest run within one (records in processing order); one step per batch gives the same answers, slower."""
 
 CLAIM = Claim(
-    joins=frozenset({"stream-stream", "stream-table", "table-table", "fk"}),
+    joins=frozenset({"stream-stream", "stream-table", "table-table", "fk", "stream-globaltable"}),
     variants=frozenset({"inner", "left", "outer"}),
     kafka=ERAS,
     stores=frozenset({"memory", "rocksdb"}),
     versioned=True,
     stream_table_grace=True,
+    self_joins=True,
 )
 
 

@@ -1,5 +1,8 @@
 """The ``StatefulProcessor``: one Kafka task per grouping key, its records in order, its stores as state.
 
+The grouping key is ``(scenario_id, task)`` (the end-to-end job groups by ``scenario_id`` alone): one
+Kafka task of one scenario; only a stream-globaltable scenario has more than one (``query``).
+
 Each micro-batch brings, per task, the records of a few processing steps (``steps_per_batch``; the
 end-to-end job reads all it finds), which the processor sorts by ``idx``: any batch size gives the same
 answer. ``handleInputRows`` loads the
@@ -17,6 +20,8 @@ import pandas as pd
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 from kjoin.conformance.candidates.stateful.foreign_key import ForeignKeyJoinTask
+from kjoin.conformance.candidates.stateful.global_table import GlobalTableTask
+from kjoin.conformance.candidates.stateful.self_join import RewrittenSelfJoinTask, UnrewrittenSelfJoinTask
 from kjoin.conformance.candidates.stateful.state import CLOCK_SCHEMA, StoreView, load_clock, store_clock
 from kjoin.conformance.candidates.stateful.stream_stream import StreamStreamTask, WindowSpec
 from kjoin.conformance.candidates.stateful.tables import StreamTableTask, TableTableTask
@@ -68,6 +73,8 @@ class KafkaTaskProcessor(StatefulProcessor):
             self.left_window = handle.getMapState("left_window", WINDOW_STORE_KEY, "value string")
             self.right_window = handle.getMapState("right_window", WINDOW_STORE_KEY, "value string")
             self.held = handle.getMapState("outer_store", HELD_KEY, "value string")
+        elif self.join == "stream-globaltable":
+            self.global_table = handle.getMapState("global_table", TABLE_KEY, "value string, ts long")
         else:
             for side in ("left", "right"):
                 setattr(
@@ -91,7 +98,7 @@ class KafkaTaskProcessor(StatefulProcessor):
 
     def handleInputRows(self, key: Any, rows: Iterator[Any], timerValues: Any) -> Iterator[pd.DataFrame]:
         """Run this batch's records of one task through the join; yield what it forwards."""
-        (task,) = key
+        task = key[0]  # the scenario id: the output's scenario_id
         records = pd.concat(list(rows), ignore_index=True).sort_values("idx", kind="stable")
         batch: list[dict[str, Any]] = records.astype(object).where(records.notna(), None).to_dict("records")
         yield pd.DataFrame(self.process_batch(task, batch), columns=OUTPUT_COLUMNS)
@@ -107,7 +114,7 @@ class KafkaTaskProcessor(StatefulProcessor):
             for seq, (result_key, left, right, ts, *deleted) in enumerate(emitted):
                 tombstone = bool(deleted and deleted[0])
                 out.append((task, result_key, left, right, tombstone, ts, int(record["idx"]), seq))
-        if isinstance(join, StreamStreamTask):
+        if isinstance(join, (StreamStreamTask, UnrewrittenSelfJoinTask)):
             join.expire()
         for view in views:
             view.write_back()
@@ -134,7 +141,15 @@ class KafkaTaskProcessor(StatefulProcessor):
             )
             stores = [StoreView(self.left_window, _window_key), StoreView(self.right_window, _window_key)]
             held = StoreView(self.held, _held_key)
-            return [*stores, held], StreamStreamTask(window, clock, stores[0], stores[1], held)
+            if not spec["self_join"]:
+                return [*stores, held], StreamStreamTask(window, clock, stores[0], stores[1], held)
+            if spec["optimization"] == "all" and era.self_join_is_rewritten_by_optimization:
+                return stores, RewrittenSelfJoinTask(window, clock, stores[0], stores[1], None)
+            two_stores = StreamStreamTask(window, clock, stores[0], stores[1], held)
+            return [*stores, held], UnrewrittenSelfJoinTask(two_stores)
+        if self.join == "stream-globaltable":
+            replica = StoreView(self.global_table)
+            return [replica], GlobalTableTask(variant, str(spec["key_mapper"]), PlainTable(replica), era)
         if self.join == "stream-table":
             views, table = self._table("right", spec, clock)
             grace = None if spec["grace"] is None else int(spec["grace"])

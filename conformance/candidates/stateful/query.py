@@ -10,11 +10,18 @@ session's settings are put back afterwards (a query keeps the configuration it s
 ``steps_per_batch`` consecutive processing steps make one micro-batch (default one): the processor runs a
 batch's records of a task in ``idx`` order, so any size gives the same answer, and fewer micro-batches
 cost less.
+
+The grouping key is ``(scenario_id, task)``: one scenario is one Kafka task, except for a stream-globaltable
+join, whose stream records are spread over ``GLOBAL_TABLE_TASKS`` tasks by key (the join needs no
+co-partitioning) while every global-table record is replicated to each of them, in its place in the
+processing order (each task keeps its own replica of the global table, as each Kafka application instance
+does; spec GT-3). A stream record's results come from its own task, so the spread changes no answer.
 """
 
 from __future__ import annotations
 
 import itertools
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -27,7 +34,15 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.streaming.query import StreamingQuery
 
-__all__ = ["QUERY_CONF", "SPEC_COLUMNS", "SPEC_DDL", "query_settings", "run_join_query"]
+__all__ = [
+    "GLOBAL_TABLE_TASKS",
+    "QUERY_CONF",
+    "SPEC_COLUMNS",
+    "SPEC_DDL",
+    "query_settings",
+    "run_join_query",
+    "with_tasks",
+]
 
 _SPEC_TYPES = {
     "kafka": "string",
@@ -42,11 +57,17 @@ _SPEC_TYPES = {
     "right_versioned": "boolean",
     "history_ms": "long",
     "fk_extractor": "string",
+    "key_mapper": "string",
+    "self_join": "boolean",
+    "optimization": "string",
 }
 SPEC_COLUMNS = tuple(_SPEC_TYPES)
 """The scenario's configuration, carried by each of its input rows."""
 SPEC_DDL = "".join(f", {name} {kind}" for name, kind in _SPEC_TYPES.items())
 """``SPEC_COLUMNS`` as DDL columns to append to a schema (``", variant string, ..."``)."""
+
+GLOBAL_TABLE_TASKS = 2
+"""The tasks a stream-globaltable scenario's stream is spread over; each gets every global-table record."""
 
 PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -84,13 +105,18 @@ def run_join_query(
     checkpoint: str | None = None,
     steps_per_batch: int = 1,
     plan: Mapping[str, Sequence[int]] | None = None,
+    global_tasks: int = GLOBAL_TABLE_TASKS,
 ) -> list[tuple[Any, ...]]:
     """Run one join kind's records (``STEP_COLUMNS`` + ``SPEC_COLUMNS`` tuples) to completion; the rows
     the sink received (``OUTPUT_DDL``). With a ``checkpoint`` directory a query resumes where the last one
     on it stopped: its state and the next processing step come from the checkpoint. ``plan``: scenario ids
-    fed their own micro-batches (``streaming.feed.micro_batches``)."""
-    stream = stepped_stream_of_rows(spark, rows, (), STEP_SCHEMA + SPEC_DDL, steps_per_batch, plan)
-    output = stream.groupBy("scenario_id").transformWithStateInPandas(
+    fed their own micro-batches (``streaming.feed.micro_batches``); ``global_tasks``: the tasks of a
+    stream-globaltable scenario (``with_tasks``)."""
+    tasked = with_tasks(join, rows, global_tasks)
+    stream = stepped_stream_of_rows(
+        spark, tasked, (), STEP_SCHEMA + SPEC_DDL + ", task long", steps_per_batch, plan
+    )
+    output = stream.groupBy("scenario_id", "task").transformWithStateInPandas(
         statefulProcessor=KafkaTaskProcessor(join),
         outputStructType=OUTPUT_DDL,
         outputMode="Append",
@@ -111,6 +137,23 @@ def run_join_query(
             if query is not None:
                 query.stop()
             spark.catalog.dropTempView(name)
+
+
+def with_tasks(join: str, rows: Sequence[tuple[Any, ...]], tasks: int) -> list[tuple[Any, ...]]:
+    """``rows`` with the Kafka task each goes to appended: task 0 but for a stream-globaltable join, whose
+    stream records go to ``crc32(key) % tasks`` (null keys by their index) and whose global-table records
+    go to every task (a copy each, same ``idx``)."""
+    if join != "stream-globaltable":
+        return [(*row, 0) for row in rows]
+    tasked: list[tuple[Any, ...]] = []
+    for row in rows:
+        _scenario, idx, side, key = row[:4]
+        if side == "right":
+            tasked.extend((*row, task) for task in range(tasks))
+        else:
+            spread = int(idx) if key is None else zlib.crc32(str(key).encode("utf-8"))
+            tasked.append((*row, spread % tasks))
+    return tasked
 
 
 def _run_resumable(spark: SparkSession, output: DataFrame, checkpoint: str) -> list[tuple[Any, ...]]:

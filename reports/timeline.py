@@ -6,7 +6,10 @@ it advances with each input (ticks labelled with the input index), and every out
 timestamp in the output lane of its key, linked by a dashed line to the input whose processing emitted it
 (a deferred result's link reaches far to the right). Outputs only Kafka emits are red, only the candidate
 green, both grey; the first divergence is ringed. Table joins: per side and key, each version as a bar from
-its timestamp to the next update's, tombstones as crosses, and the outputs in the same way.
+its timestamp to the next update's, tombstones as crosses, and the outputs in the same way. A
+stream-GlobalKTable join has stream lanes and global-table lanes: the table's updates are points and
+tombstones crosses, never bars over event time, because a global table is read in processing order,
+whatever the timestamps (spec GT-3, GT-7).
 """
 
 from __future__ import annotations
@@ -79,9 +82,10 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
         return float(round(_LEFT + (clipped - low) * (_WIDTH - _LEFT - _RIGHT) / span, 1))
 
     lanes: list[tuple[str, str, object]] = []  # (label, kind, key)
+    names_of = {"left": "stream", "right": "global table"} if join == "stream-globaltable" else {}
     for side in ("left", "right"):
         keys = list(dict.fromkeys(show_key(r.get("key")) for r in records if r.get("side") == side))
-        lanes += [(f"{side} {key}", side, key) for key in keys]
+        lanes += [(f"{names_of.get(side, side)} {key}", side, key) for key in keys]
     out_keys = list(dict.fromkeys(show_key(o.get("key")) for o, _ in outputs))
     lanes += [(f"out {key}", "out", key) for key in out_keys]
     stream_lane = join == "stream-stream" and bool(stream_times)
@@ -103,6 +107,9 @@ def render_timeline(case: Case, *, names: tuple[str, str] = ("Kafka", "the candi
         parts.append(f'<text class="lane-label" x="4" y="{y + 4}">{text(label)}</text>')
     if join == "stream-stream":
         parts += _windows(records, row_of, x, (before, after, grace_ms), (low, high))
+    elif join == "stream-globaltable":
+        deletes = [r for r in records if r.get("side") == "right" and r.get("value") is None]
+        parts += [_tombstone(record, row_of, x) for record in deletes]
     else:
         parts += _versions(records, row_of, x, high)
     starts = micro_batch_starts(case)
@@ -254,11 +261,7 @@ def _versions(
             ts = int(record["ts"])
             end = int(ordered[position + 1]["ts"]) if position + 1 < len(ordered) else high
             if record.get("value") is None:
-                px = x(ts)
-                parts.append(
-                    f'<path class="tombstone" d="M{px - 4},{y - 4}L{px + 4},{y + 4}M{px - 4},{y + 4}'
-                    f'L{px + 4},{y - 4}"><title>{text(f"tombstone @{ts}")}</title></path>'
-                )
+                parts.append(_tombstone(record, row_of, x))
                 continue
             x0, x1 = x(ts), x(end)
             label = f"version {record.get('value')} from {ts}"
@@ -267,6 +270,16 @@ def _versions(
                 f"<title>{text(label)}</title></rect>"
             )
     return parts
+
+
+def _tombstone(record: Case, row_of: Mapping[tuple[str, object], float], x: Any) -> str:
+    """A cross at a tombstone's timestamp in its lane."""
+    ts, y = int(record["ts"]), row_of[(str(record.get("side")), show_key(record.get("key")))]
+    px = x(ts)
+    return (
+        f'<path class="tombstone" d="M{px - 4},{y - 4}L{px + 4},{y + 4}M{px - 4},{y + 4}'
+        f'L{px + 4},{y - 4}"><title>{text(f"tombstone @{ts}")}</title></path>'
+    )
 
 
 def _stream_time(case: Case, x: Any) -> list[str]:

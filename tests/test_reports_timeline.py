@@ -45,3 +45,34 @@ def test_a_window_that_fits_is_drawn_whole_without_clipping() -> None:
     svg = render_timeline(_case(2, 2, None))
     assert 'class="clipped"' not in svg
     assert "<title>window [-2, 2] of L0@0</title>" in svg
+
+
+def test_a_global_table_is_drawn_as_updates_in_processing_order_not_as_versions_over_time() -> None:
+    """Spec GT-3, GT-7: the lookup sees the table as processed, whatever the timestamps, so the table's
+    updates are points (and a tombstone a cross), not bars from one timestamp to the next (the table-join
+    drawing, which showed the out-of-order update 'c1 = old @3' as valid before 'c1 = new @5')."""
+    records = [
+        {"side": "right", "key": "c1", "value": "new", "ts": 5},
+        {"side": "right", "key": "c1", "value": "old", "ts": 3},
+        {"side": "left", "key": "o1", "value": "c1:pen", "ts": 1},
+        {"side": "right", "key": "c1", "value": None, "ts": 6},
+        {"side": "left", "key": "o2", "value": "c1:ink", "ts": 7},
+    ]
+    case = {
+        "id": "gt-timeline",
+        "join": "stream-globaltable",
+        "records": records,
+        "spec": {"join": "stream-globaltable", "key_mapper": "colon-prefix"},
+        "expected": [{"key": "o1", "value": ["c1:pen", "old"], "ts": 1, "cause": 2}],
+    }
+    svg = render_timeline(case)
+    labels = re.findall(r'<text class="lane-label" x="4" y="[0-9.]+">([^<]+)</text>', svg)
+    assert [label for label in labels if label != "event time"] == [
+        "stream o1",
+        "stream o2",
+        "global table c1",
+        "out o1",
+    ]
+    assert 'class="version"' not in svg
+    assert svg.count('class="tombstone"') == 1 and "<title>tombstone @6</title>" in svg
+    assert len(_circle_xs(svg)) == 5  # every record is a point in its lane

@@ -147,6 +147,23 @@ def test_pytest_conformance_collects_one_item_per_stated_case() -> None:
     assert all(f"{case.source}::{case.id}" in done.stdout for case in stated)
 
 
+def test_pytest_conformance_checks_global_table_joins_and_self_joins() -> None:
+    """The join kinds of issue 25 as pytest items: every stated stream-globaltable case and every stated
+    self-join case is one item (named by its case id, with its key mapper or topology.optimization in the
+    case) and passes against the oracle."""
+    paths = ["scenarios/stream_globaltable", *sorted(str(p.relative_to(ROOT)) for p in ROOT.glob(SELF_JOINS))]
+    stated = [case for case in load_cases([ROOT / path for path in paths]).cases if case.expected is not None]
+    assert {case.join for case in stated} == {"stream-globaltable", "stream-stream"}
+    assert sum(case.spec.self_join for case in stated) >= 8
+    scenario_options = [option for path in paths for option in ("--kjoin-scenarios", path)]
+    done = _pytest_in_checkout("conformance", "-q", *scenario_options)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert f"{len(stated)} passed" in done.stdout
+
+
+SELF_JOINS = "scenarios/stream_stream/self-join-*.toml"
+
+
 def test_pytest_conformance_checks_the_stated_outputs_against_the_oracle(tmp_path: Path) -> None:
     done = _pytest_in_checkout("conformance", "--kjoin-scenarios", KIP77)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr

@@ -20,9 +20,10 @@ if TYPE_CHECKING:
 __all__ = ["SparkNative", "candidate"]
 
 CLAIM = Claim(
-    joins=frozenset({"stream-stream", "stream-table"}),
+    joins=frozenset({"stream-stream", "stream-table", "stream-globaltable"}),
     variants=frozenset({"inner", "left", "outer"}),
     kafka=("3.9",),
+    self_joins=True,
 )
 
 _STREAM_STREAM = frozenset({"stream-stream"})
@@ -62,6 +63,88 @@ UNMATCHED_ROWS = (
     "retention can also keep it from joining a late partner that Spark joins"
 )
 
+SELF_JOIN_TOO_OLD = (
+    "a self-join's record too old for the window store: Kafka does not store a record that is already "
+    "behind the store's retention, so it is not joined with itself or with later records (the unrewritten "
+    "join emits it as 'r - null' in a left/outer join; spec SJ-2, SS-7); Spark's self-join keeps every "
+    "record until the watermark passes it and joins it with itself and with its partners"
+)
+SELF_PAIR_BOUND = (
+    "the rewritten self-join (3.4+, topology.optimization all) pairs a record with itself only while its "
+    "timestamp is above stream time - retention + 1, one millisecond stricter than its store keeps it "
+    "(spec SJ-5); Spark's self-join joins every record with itself"
+)
+SELF_JOIN_NULL_KEYS = (
+    "null keys in a rewritten left/outer self-join: Kafka's single-store self-join processor skips a "
+    "null-key record in every variant (no KIP-962 forwarding, spec SJ-6); Spark's left outer self-join "
+    "emits it as an unmatched row, and its full outer self-join joins it with itself (its join state treats "
+    "null keys as equal)"
+)
+_SELF_JOIN_DIFFERENCES: tuple[DeclaredDifference, ...] = (
+    DeclaredDifference("ss-self-join-too-old-to-store-is-non-joined", SELF_JOIN_TOO_OLD, strict=True),
+    DeclaredDifference("ss-self-join-kafka-unit-test-out-of-order", SELF_JOIN_TOO_OLD, strict=True),
+    DeclaredDifference("ss-self-join-self-pair-retention-bound", SELF_PAIR_BOUND, strict=True),
+    DeclaredDifference(
+        "ss-self-join-null-keys-forwarded-unrewritten",
+        NULL_KEY_MATCH,
+        variants=frozenset({"outer"}),
+        strict=True,
+    ),
+    DeclaredDifference(
+        "ss-self-join-rewritten-drops-null-keys", SELF_JOIN_NULL_KEYS, variants=_LEFT_OUTER, strict=True
+    ),
+)
+"""What changes when a self-join becomes Spark's stream-stream self-join (``s.join(s)``), where the
+catalogue shows it; the other self-join cases agree (a record joins itself and every pair twice, as
+Kafka's unrewritten join does, and the rewritten join emits the same while nothing expires)."""
+
+TABLE_UPDATED_MID_STREAM = (
+    "the global table changes after the stream started: Kafka's global store takes every table update as "
+    "it is processed, so a later stream record joins the new value (spec GT-3); the static DataFrame of a "
+    "stream-static join is the table as read when the query started, so every stream record joins the "
+    "value it had then (here the table's records come after the first stream record, and only an empty "
+    "table was read)"
+)
+TABLE_TOMBSTONE_MID_STREAM = (
+    "a table row is deleted after the stream started: Kafka's global store drops the key at the tombstone, "
+    "so a later stream record finds no match (an inner join drops it, a left join emits 'v - null'; spec "
+    "GT-3); the static DataFrame still holds the row it read when the query started and joins it"
+)
+NULL_MAPPED_KEY_LEFT_JOIN = (
+    "a left join and a record whose key is not null but maps to a null table key: Kafka 2.7 to 3.9.x and "
+    "4.0.0 drop it (KAFKA-10277; KIP-962 kept only records whose own key is null, spec GT-4, GT-5); Spark's "
+    "left outer join keeps every stream row and emits 'v - null', what Kafka 4.0.1+ does (KAFKA-19208)"
+)
+_GLOBAL_TABLE = frozenset({"stream-globaltable"})
+_LEFT = frozenset({"left"})
+
+GLOBAL_TABLE_DIFFERENCES: tuple[DeclaredDifference, ...] = (
+    DeclaredDifference(
+        "*-KStreamGlobalKTable*JoinTest-shouldNotJoinOnGlobalTableUpdates",
+        TABLE_UPDATED_MID_STREAM,
+        joins=_GLOBAL_TABLE,
+        strict=True,
+    ),
+    DeclaredDifference(
+        "*-KStreamGlobalKTable*JoinTest-shouldClearGlobalTableEntryOnNullValueUpdates",
+        TABLE_TOMBSTONE_MID_STREAM,
+        joins=_GLOBAL_TABLE,
+        strict=True,
+    ),
+    *(
+        DeclaredDifference(
+            scenario, NULL_MAPPED_KEY_LEFT_JOIN, joins=_GLOBAL_TABLE, variants=_LEFT, strict=True
+        )
+        for scenario in (
+            "gt-null-mapped-key-left-join",
+            "gt-comma-second-field",
+            "*-KStreamGlobalKTableLeftJoinTest-shouldNotJoinOnNullKeyMapperValues",
+        )
+    ),
+)
+"""What changes when a KStream-GlobalKTable join becomes a stream-static join, each where the catalogue
+shows it (strict: these cases must differ; every other stream-globaltable case agrees)."""
+
 DECLARED: tuple[DeclaredDifference, ...] = (
     # documentation examples and Kafka's own tests that show one mechanism each (strict: they must differ)
     DeclaredDifference("docs-ss-*-legacy@*", EAGER_RESULTS, variants=_LEFT_OUTER, strict=True),
@@ -81,9 +164,11 @@ DECLARED: tuple[DeclaredDifference, ...] = (
         strict=True,
     ),
     DeclaredDifference("trunk-StreamStreamJoinIntegrationTest-testOuter", NULL_KEY_MATCH, strict=True),
+    *_SELF_JOIN_DIFFERENCES,
     # everything else: the same mechanisms, in scenarios that may or may not trigger them
     DeclaredDifference("*", UNMATCHED_ROWS, joins=_STREAM_STREAM, variants=_LEFT_OUTER),
     DeclaredDifference("*", STORE_RETENTION, joins=_STREAM_STREAM, variants=frozenset({"inner"})),
+    *GLOBAL_TABLE_DIFFERENCES,
 )
 """What changes when a stream-stream join moves to Spark (stream-table joins agree: nothing declared)."""
 
@@ -97,14 +182,33 @@ class SparkNative:
     declared_differences: tuple[DeclaredDifference, ...] = DECLARED
 
     def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
-        from kjoin.conformance.candidates.native_joins import stream_stream_join, stream_table_join
+        from kjoin.conformance.candidates import native_joins
 
         joins = {row.join for row in specs.select("join").distinct().collect()}
         if joins == {"stream-stream"}:
-            return stream_stream_join(spark, inputs, specs)
+            return _stream_stream(spark, inputs, specs)
         if joins == {"stream-table"}:
-            return stream_table_join(spark, inputs, specs)
+            return native_joins.stream_table_join(spark, inputs, specs)
+        if joins == {"stream-globaltable"}:
+            return native_joins.stream_global_table_join(spark, inputs, specs)
         raise ValueError(f"spark-native runs one claimed join kind per call, got {sorted(joins)}")
+
+
+def _stream_stream(spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
+    """Two-sided stream-stream joins in one query, self-joins in another (their right side is the left)."""
+    from pyspark.sql import functions as F
+
+    from kjoin.conformance.candidates import native_joins
+
+    answers = []
+    for self_join, join in ((False, native_joins.stream_stream_join), (True, native_joins.stream_self_join)):
+        chosen = specs.where(F.col("self_join") == F.lit(self_join))
+        if chosen.limit(1).count():
+            answers.append(join(spark, inputs.join(chosen.select("scenario_id"), "scenario_id"), chosen))
+    union = answers[0]
+    for answer in answers[1:]:
+        union = union.unionByName(answer)
+    return union
 
 
 def candidate() -> SparkNative:

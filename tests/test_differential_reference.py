@@ -1,4 +1,5 @@
-"""The bundled ``spark-reference`` candidate against the oracle on generated scenarios (all four join kinds).
+"""The bundled ``spark-reference`` candidate against the oracle on generated scenarios (every join kind,
+self-joins included).
 
 Under the CI profile: ``kjoin fuzz``'s default, the profile's scenarios per join kind as the newest claimed
 version and a share as every other claimed version, one candidate call per join kind. Under the deep
@@ -31,7 +32,10 @@ def test_spark_reference_agrees_with_the_oracle_on_generated_scenarios(
 ) -> None:
     report = fuzz(REFERENCE, lambda: spark, kafka=kafka, profile=fuzz_profile, seed=fuzz_seed)
     main = [batch for batch in report.generated if batch.kafka == report.kafka]
-    assert [batch.join for batch in main] == [join for join in JOIN_KINDS if join in REFERENCE.claim.joins]
+    # each claimed join kind, then the self-joins (a second stream-stream batch: Claim.self_joins)
+    claimed = [join for join in JOIN_KINDS if join in REFERENCE.claim.joins]
+    assert [batch.join for batch in main] == [*claimed, "stream-stream"]
+    assert all(case.spec.self_join for case in main[-1].cases) and main[-1].cases
     behaviour = behaviour_for(report.kafka)
     offered = [batch for batch in main if offered_variants(batch.join, behaviour, VARIANTS)]
     assert offered and all(len(batch.cases) >= fuzz_profile.examples // 2 for batch in offered)

@@ -22,8 +22,8 @@ from kjoin.conformance.protocol import load_candidate
 from kjoin.conformance.scale.check import ScaleError, Workload, check_at_scale
 from kjoin.conformance.scale.data import Generated, generate
 from kjoin.conformance.scale.tasks import expected_outputs, ordered_inputs, task_id
-from kjoin.oracle import Record, Window, behaviour_for
-from kjoin.oracle.tasks import run_task
+from kjoin.oracle import Record, Window, behaviour_for, run
+from kjoin.oracle.tasks import processing_order, run_task
 from support.tiers import HEAVY
 
 # with test_scale_cluster: kjoin scale and replay; the system tier (tests/conftest.py)
@@ -102,6 +102,49 @@ def test_the_reference_agrees_at_scale(spark: SparkSession) -> None:
     assert summary["expected"] == summary["actual"] > 1_000
     assert (summary["missing"], summary["unexpected"], summary["wrong_input"]) == (0, 0, 0)
     assert [t["task"] for t in document["tasks"]] == [task_id(p) for p in range(DATA.partitions)]
+
+
+GLOBAL_DATA = Generated(records=4_000, keys=40, partitions=3, seed=11)
+GLOBAL_LEFT_JOIN = Workload("stream-globaltable", "left", "4.4")
+
+
+def test_a_global_table_is_replicated_to_every_task_and_the_reference_agrees(spark: SparkSession) -> None:
+    """Spec GT-3 at scale (docs/scale.md, "Stream-GlobalKTable joins"): a task is a stream partition plus
+    every global-table record, the table's partitions read as further queues of the task's queue."""
+    records = generate(spark, GLOBAL_DATA)
+    rows = records.collect()
+    table = [r for r in rows if r["side"] == "right"]
+    expected = expected_outputs(ordered_inputs(records, "stream-globaltable"), GLOBAL_LEFT_JOIN.spec, "4.4")
+    found = expected.collect()
+    for partition in range(GLOBAL_DATA.partitions):
+        queues = [
+            sorted(
+                (r for r in rows if r["side"] == "left" and r["partition"] == partition),
+                key=lambda r: r["offset"],
+            )
+        ]
+        queues += [sorted((r for r in table if r["partition"] == number), key=lambda r: r["offset"])
+                   for number in range(GLOBAL_DATA.partitions)]  # fmt: skip
+        order = processing_order([[r["ts"] for r in queue] for queue in queues])
+        picked = [queues[queue][at] for queue, at in order]
+        in_order = [Record(r["side"], r["key"], r["value"], r["ts"]) for r in picked]
+        outputs = run(GLOBAL_LEFT_JOIN.spec, in_order, behaviour_for("4.4"))
+        got = sorted((r["idx"], r["seq"], r["key"], r["left"], r["right"], r["ts"])
+                     for r in found if r["scenario_id"] == task_id(partition))  # fmt: skip
+        seqs: dict[int, int] = {}
+        want = []
+        for o in outputs:
+            seq = seqs[o.cause] = seqs.get(o.cause, -1) + 1
+            want.append((o.cause, seq, o.key, None if o.value is None else o.value[0],
+                         None if o.value is None else o.value[1], o.ts))  # fmt: skip
+        assert got == sorted(want) and any(o.value is not None and o.value[1] is not None for o in outputs)
+    document = check_at_scale(spark, load_candidate("spark-reference"), records, GLOBAL_LEFT_JOIN, run=RUN)
+    summary = document["summary"]
+    assert document["status"] == "pass", summary
+    stream = len(rows) - len(table)
+    assert summary["records"] == stream + GLOBAL_DATA.partitions * len(table)
+    assert summary["expected"] == summary["actual"] == len(found) > 500
+    assert [t["partition"] for t in document["tasks"]] == list(range(GLOBAL_DATA.partitions))
 
 
 def test_a_planted_difference_in_one_partition_is_found_with_its_task_and_context(
@@ -211,6 +254,8 @@ def test_replay_against_a_jobs_output_file_finds_a_dropped_row(
         (("--join", "table-table", "--variant", "inner", "--candidate", "no.such:thing"), "--candidate"),
         (("--join", "stream-stream", "--variant", "left", "--candidate", "spark-native", "--kafka", "0.10.0"),
          "does not claim"),
+        (("--join", "stream-globaltable", "--variant", "left", "--grace", "5",
+          "--candidate", "spark-reference"), "no window and no grace"),
     ],
 )  # fmt: skip
 def test_scale_refusals_are_usage_errors(argv: tuple[str, ...], message: str) -> None:

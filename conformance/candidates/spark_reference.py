@@ -16,6 +16,8 @@ Evidence for the claim (all exact, emission order included): every golden trace 
 test (``scenarios/kafka_tests``: 0.10.1, 0.10.2, 2.2, 3.0, 3.5, 3.6, 3.9, RocksDB stores), and differential
 runs against the oracle (``kjoin fuzz``, with the emitting input index compared too) as every claimed era,
 with in-memory and RocksDB stores, versioned tables and stream-table grace, and as 3.9 with ``intended``.
+Stream-globaltable joins and self-joins (both topologies): every stated case of the catalogue
+(``scenarios/stream_globaltable``, the self-join scenarios) and ``kjoin fuzz`` as every claimed era.
 """
 
 from __future__ import annotations

@@ -3,9 +3,14 @@
 Each input row carries its scenario's join configuration (variant, window, store kind, ...) as columns, so
 one query serves every scenario of a join kind, however their windows differ. The records are fed one
 processing step per micro-batch (``conformance.streaming.feed``), grouped by task and handed to
-``KafkaTaskProcessor``. ``transformWithStateInPandas`` needs the RocksDB state store provider: the query
-is started with it (and changelog checkpointing, which makes a micro-batch's commit cheaper) and the
-session's settings are put back afterwards (a query keeps the configuration it started with).
+``KafkaTaskProcessor``. On a local master the feed is Spark's own file source (one file per micro-batch):
+the Python data source starts its worker with a fixed 10 s to connect back, which a loaded machine misses
+(the query fails with "Python worker failed to connect back"); a query resumed from a checkpoint, or on a
+cluster, reads the Python source.
+
+``transformWithStateInPandas`` needs the RocksDB state store provider: the query is started with it (and
+changelog checkpointing, which makes a micro-batch's commit cheaper) and the session's settings are put
+back afterwards (a query keeps the configuration it started with).
 
 ``steps_per_batch`` consecutive processing steps make one micro-batch (default one): the processor runs a
 batch's records of a task in ``idx`` order, so any size gives the same answer, and fewer micro-batches
@@ -28,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.candidates.stateful.processor import OUTPUT_DDL, KafkaTaskProcessor
 from kjoin.conformance.streaming.checkpoints import fresh_checkpoints
-from kjoin.conformance.streaming.feed import STEP_SCHEMA, stepped_stream_of_rows
+from kjoin.conformance.streaming.feed import STEP_SCHEMA, stepped_file_stream, stepped_stream_of_rows
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -65,6 +70,9 @@ SPEC_COLUMNS = tuple(_SPEC_TYPES)
 """The scenario's configuration, carried by each of its input rows."""
 SPEC_DDL = "".join(f", {name} {kind}" for name, kind in _SPEC_TYPES.items())
 """``SPEC_COLUMNS`` as DDL columns to append to a schema (``", variant string, ..."``)."""
+
+FEED_SCHEMA = STEP_SCHEMA + SPEC_DDL + ", task long"
+"""The fed rows: the record, its scenario's configuration, the task it goes to (``with_tasks``)."""
 
 GLOBAL_TABLE_TASKS = 2
 """The tasks a stream-globaltable scenario's stream is spread over; each gets every global-table record."""
@@ -113,20 +121,18 @@ def run_join_query(
     fed their own micro-batches (``streaming.feed.micro_batches``); ``global_tasks``: the tasks of a
     stream-globaltable scenario (``with_tasks``)."""
     tasked = with_tasks(join, rows, global_tasks)
-    stream = stepped_stream_of_rows(
-        spark, tasked, (), STEP_SCHEMA + SPEC_DDL + ", task long", steps_per_batch, plan
-    )
-    output = stream.groupBy("scenario_id", "task").transformWithStateInPandas(
-        statefulProcessor=KafkaTaskProcessor(join),
-        outputStructType=OUTPUT_DDL,
-        outputMode="Append",
-        timeMode="None",
-    )
     if checkpoint is not None:
-        return _run_resumable(spark, output, checkpoint)
+        stream = stepped_stream_of_rows(spark, tasked, (), FEED_SCHEMA, steps_per_batch, plan)
+        return _run_resumable(spark, _stateful(stream, join), checkpoint)
     name = f"kjoin_stateful_{next(_queries)}"
     query: StreamingQuery | None = None
     with fresh_checkpoints() as checkpoints:
+        if (spark.sparkContext.master or "").startswith("local"):  # no Python worker for the feed (feed.py)
+            folder = checkpoints / f"{name}-input"
+            stream = stepped_file_stream(spark, tasked, folder, (), FEED_SCHEMA, steps_per_batch, plan)
+        else:  # the tasks may run on other machines: the feed travels inside the source
+            stream = stepped_stream_of_rows(spark, tasked, (), FEED_SCHEMA, steps_per_batch, plan)
+        output = _stateful(stream, join)
         try:
             with query_settings(spark):
                 writer = output.writeStream.format("memory").queryName(name).outputMode("append")
@@ -137,6 +143,16 @@ def run_join_query(
             if query is not None:
                 query.stop()
             spark.catalog.dropTempView(name)
+
+
+def _stateful(stream: DataFrame, join: str) -> DataFrame:
+    """The stateful operator over the fed rows: one group per task, ``KafkaTaskProcessor`` in each."""
+    return stream.groupBy("scenario_id", "task").transformWithStateInPandas(
+        statefulProcessor=KafkaTaskProcessor(join),
+        outputStructType=OUTPUT_DDL,
+        outputMode="Append",
+        timeMode="None",
+    )
 
 
 def with_tasks(join: str, rows: Sequence[tuple[Any, ...]], tasks: int) -> list[tuple[Any, ...]]:

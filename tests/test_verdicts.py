@@ -5,16 +5,34 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.documents import verdicts as verdicts_module
 from kjoin.conformance.documents.outcomes import CaseOutcome
-from kjoin.conformance.documents.verdicts import ERA_VERSIONS, era_range_label
+from kjoin.conformance.documents.results import (
+    ResultsJournal,
+    candidate_json,
+    case_result,
+    load_results,
+    merge_documents,
+    results_document,
+)
+from kjoin.conformance.documents.verdicts import ERA_VERSIONS, Scored, era_range_label, verdicts
 from kjoin.reports import render_report
 from kjoin.scenarios import CATALOGUE_ROOT
-from support.report_documents import answered_by_version, document_of, make_case, outcome_of, with_outputs
+from support.report_documents import (
+    RUN,
+    FakeCandidate,
+    answered_by_version,
+    document_of,
+    make_case,
+    outcome_of,
+    with_outputs,
+)
 
 
 def _cases(folder: str) -> tuple[Case, ...]:
@@ -153,3 +171,36 @@ def test_a_verdict_that_matches_no_release_says_the_divergences_are_the_candidat
         "Your inner stream-stream join: no Kafka release behaves like it on its one case; Kafka 3.9 agrees "
         "on 0, no other release on more. Its divergences are its own, not another release's semantics."
     )
+
+
+def test_verdicts_are_sums_of_scores_kept_in_the_cases(
+    stream_stream: tuple[Case, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each case is scored against every era once, when its result is made (``era_scores``); reading a
+    killed run's journal back and merging files then sum those scores and run no oracle, and give the
+    verdicts computed from scratch. A document without kept scores (an earlier kjoin's) is scored again."""
+    answer = answered_by_version("3.0")
+    outcomes = [outcome_of(case, answer(case)) for case in stream_stream]
+    from_scratch = verdicts([Scored(o.case, o.answer, o.mode) for o in outcomes])  # type: ignore[arg-type]
+    journals = []
+    for half in (0, 1):
+        journal = ResultsJournal(tmp_path / f"r{half}.json", RUN, candidate_json(FakeCandidate()))
+        for outcome in outcomes[half::2]:
+            result = case_result(outcome)
+            assert result["era_scores"] and sum(run[0] for run in result["era_scores"]) == len(ERA_VERSIONS)
+            journal.add(result)
+        journals.append(journal)
+    older = [dict(case) for case in journals[0].cases.values()]
+    for case in older:
+        del case["era_scores"]
+
+    def no_oracle(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the oracle ran while reading or merging results")
+
+    monkeypatch.setattr(verdicts_module, "run", no_oracle)
+    killed = load_results(journals[0].journal)
+    merged = merge_documents([killed, journals[1].finish()], ["killed", "finished"])
+    assert merged["verdicts"] == [verdict.to_json() for verdict in from_scratch]
+    monkeypatch.undo()
+    rescored = results_document(RUN, candidate_json(FakeCandidate()), [*older, *journals[1].cases.values()])
+    assert rescored["verdicts"] == merged["verdicts"]

@@ -47,7 +47,14 @@ from kjoin.conformance.documents.causes import causing_input
 from kjoin.conformance.documents.diagnosis import diagnose, roll_up
 from kjoin.conformance.documents.explain import explain, stream_times
 from kjoin.conformance.documents.outcomes import CaseOutcome
-from kjoin.conformance.documents.verdicts import Scored, verdicts
+from kjoin.conformance.documents.verdicts import (
+    ERA_VERSIONS,
+    CaseScores,
+    Score,
+    Scored,
+    era_scores,
+    verdicts_of_scores,
+)
 from kjoin.conformance.documents.vocabulary import DIVERGENCE_KINDS, STATUS_MEANINGS
 from kjoin.conformance.notation import show_record
 from kjoin.conformance.protocol import Candidate, DeclaredDifference, ran_as
@@ -192,7 +199,7 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
     diagnosis = None
     if outcome.expected is not None and divergences and isinstance(answer, Emitted):
         diagnosis = diagnose(case, outcome.expected.outputs, divergences)
-    return {
+    result: dict[str, Any] = {
         "id": case.id,
         "scenario": case.scenario,
         "variant": case.variant,
@@ -227,6 +234,35 @@ def case_result(outcome: CaseOutcome) -> dict[str, Any]:
         if case.micro_batches is None
         else {"split": case.micro_batches.split, "starts": list(case.micro_batches.starts)},
     }
+    scored = _scored(result)
+    if scored is not None:
+        result["era_scores"] = _runs_json(era_scores(scored))
+    return result
+
+
+SCORE_ERAS: list[str] = [era for era, _ in ERA_VERSIONS]
+"""The eras a case's ``era_scores`` run over, oldest first (the document's ``score_eras``)."""
+
+
+def _runs_json(scores: Sequence[Score]) -> list[list[int]]:
+    """Scores per era as runs of equal scores, oldest era first: ``[count, matched, divergences]``, or
+    ``[count]`` for eras without the join (a green case is mostly one or two runs)."""
+    runs: list[list[int]] = []
+    for score in scores:
+        item = [] if score is None else [int(score[0]), score[1]]
+        if runs and runs[-1][1:] == item:
+            runs[-1][0] += 1
+        else:
+            runs.append([1, *item])
+    return runs
+
+
+def _scores_of_runs(runs: Sequence[Sequence[int]]) -> tuple[Score, ...] | None:
+    """``_runs_json`` read back; ``None`` when the runs do not cover ``SCORE_ERAS`` exactly."""
+    scores: list[Score] = []
+    for run in runs:
+        scores += [None if len(run) == 1 else (bool(run[1]), int(run[2]))] * int(run[0])
+    return tuple(scores) if len(scores) == len(SCORE_ERAS) else None
 
 
 # --- the whole document -------------------------------------------------------------------------------------
@@ -312,7 +348,7 @@ def results_document(
 ) -> dict[str, Any]:
     """The whole results document; ``cases`` are ``case_result`` dicts (any order; sorted here)."""
     ordered = sorted(cases, key=lambda case: (str(case["id"]), str(case["source"])))
-    scored = [item for item in map(_scored, ordered) if item is not None]
+    scored = [item for item in map(_case_scores, ordered) if item is not None]
     return {
         "schema": SCHEMA,
         "version": VERSION,
@@ -324,12 +360,28 @@ def results_document(
         "statuses": dict(STATUS_MEANINGS),
         "summary": _summary(ordered, (candidate.get("claim") or {}).get("kafka") or ()),
         "calls": [dict(call) for call in calls],
-        "verdicts": [verdict.to_json() for verdict in verdicts(scored)],
+        "verdicts": [verdict.to_json() for verdict in verdicts_of_scores(scored)],
+        "score_eras": list(SCORE_ERAS),
         "cases": ordered,
     }
 
 
 _SCORED = frozenset({"pass", "fail", "declared", "unexpected-pass", "unknown"})
+
+
+def _case_scores(case: Mapping[str, Any]) -> CaseScores | None:
+    """A checked case's scores against every era for the verdicts: those kept in the case (``era_scores``,
+    computed when its result was made), else computed now from its JSON (a document of an earlier kjoin)."""
+    if case["status"] not in _SCORED or case["actual"] is None or case["mode"] not in MODES:
+        return None
+    kept = case.get("era_scores")
+    scores = None if kept is None else _scores_of_runs(kept)
+    if scores is None:
+        scored = _scored(case)
+        if scored is None:
+            return None
+        return CaseScores.of(scored)
+    return CaseScores(case["join"], case["variant"], case["kafka"], case["intended"], scores)
 
 
 def _scored(case: Mapping[str, Any]) -> Scored | None:
@@ -408,6 +460,7 @@ class ResultsJournal:
                 "journal": True,
                 "run": self.run,
                 "candidate": self.candidate,
+                "score_eras": SCORE_ERAS,
             }
         )
 
@@ -460,7 +513,16 @@ def load_results(path: Path) -> dict[str, Any]:
     except (json.JSONDecodeError, RecursionError) as error:
         raise ResultsError(f"{path}: not a JSON document ({error})") from error
     check_document(document, str(path))
+    _forget_other_scores(document, document.get("score_eras"))
     return dict(document)
+
+
+def _forget_other_scores(document: Mapping[str, Any], eras: object) -> None:
+    """Drop the cases' ``era_scores`` when they run over other eras than this kjoin's (a file of another
+    version): the verdicts of a merge then score those cases again."""
+    if eras != SCORE_ERAS:
+        for case in document["cases"]:
+            case.pop("era_scores", None)
 
 
 def _from_journal(journal: Path) -> dict[str, Any]:
@@ -481,6 +543,7 @@ def _from_journal(journal: Path) -> dict[str, Any]:
     header = entries[0]
     cases = {str(e["case"]["id"]): e["case"] for e in entries[1:] if isinstance(e, dict) and "case" in e}
     calls = [e["call"] for e in entries[1:] if isinstance(e, dict) and "call" in e]
+    _forget_other_scores({"cases": list(cases.values())}, header.get("score_eras"))
     reason = "the run was stopped before it could write its results; these are the cases it finished"
     document = results_document(
         header["run"],

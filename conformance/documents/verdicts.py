@@ -6,8 +6,10 @@ outputs against each (at the case's equivalence level). Eras that match the most
 the fewest divergences) are the verdict, e.g. "left stream-stream join matches 0.10.2-3.0, not 3.1+
 (has_spurious_free_outer_joins)"; the verdict is ``exact`` only when a best era matches every case, else
 those eras are merely the closest. The flags named are those that change where a matching range of eras
-ends, among the flags that apply to the join kind (``oracle/behaviour.py`` documents each). Computed once,
-when a run's results are written; reports only show them.
+ends, among the flags that apply to the join kind (``oracle/behaviour.py`` documents each). Each case is
+scored against every era once, when its result is written (``era_scores``, kept in the case); a verdict is
+then a sum over its cases (``verdicts_of_scores``), so reading a journal back or merging results files runs
+no oracle. Reports only show them.
 """
 
 from __future__ import annotations
@@ -25,18 +27,22 @@ from kjoin.conformance.kafka_segments import kafka_segments
 from kjoin.oracle.behaviour import Behaviour, behaviour_for, era_of, flags_for, one_release_per_era
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
-from kjoin.oracle.records import JOIN_KINDS, VARIANTS
+from kjoin.oracle.records import JOIN_KINDS, VARIANTS, Output
 
 __all__ = [
     "ERA_VERSIONS",
+    "CaseScores",
     "EraRange",
     "EraScore",
     "JoinVerdict",
+    "Score",
     "Scored",
     "behaviour_words",
     "changed_flags",
     "era_range_label",
+    "era_scores",
     "verdicts",
+    "verdicts_of_scores",
 ]
 
 ERA_VERSIONS: tuple[tuple[str, Behaviour], ...] = tuple(
@@ -120,23 +126,88 @@ class JoinVerdict:
         }
 
 
-def _score(scored: Scored, behaviour: Behaviour) -> tuple[bool, int] | None:
-    """(matched, number of divergences) of the candidate's outputs against ``behaviour``; ``None`` when that
-    era has no such join."""
+Score = tuple[bool, int] | None
+"""A case against one era: (matched, number of divergences), or ``None`` when that era has no such join."""
+
+
+def _expected(scored: Scored, behaviour: Behaviour) -> tuple[Output, ...] | None:
+    """What ``behaviour`` emits for the case (its intended semantics if the case asks for them); ``None``
+    when that era has no such join."""
     case = scored.case
     if case.intended:
         behaviour = behaviour_for(behaviour.era, intended=True)
     try:
-        expected = run(case.spec, case.records, behaviour)
+        return tuple(run(case.spec, case.records, behaviour))
     except OracleError:
         return None
-    mode = scored.mode if scored.actual.causes_known or scored.mode != "exact" else "multiset"
+
+
+def _mode(scored: Scored) -> Mode:
+    return scored.mode if scored.actual.causes_known or scored.mode != "exact" else "multiset"
+
+
+def _score(scored: Scored, behaviour: Behaviour) -> Score:
+    """(matched, number of divergences) of the candidate's outputs against ``behaviour``; ``None`` when that
+    era has no such join."""
+    expected = _expected(scored, behaviour)
+    if expected is None:
+        return None
+    return _checked(scored, expected, behaviour)
+
+
+def _checked(scored: Scored, expected: tuple[Output, ...], behaviour: Behaviour) -> Score:
+    case, mode = scored.case, _mode(scored)
+    if case.intended:
+        behaviour = behaviour_for(behaviour.era, intended=True)
     segments = kafka_segments(case.spec, case.records, behaviour) if mode == "commit-points" else None
     try:
-        verdict = check(Emitted(tuple(expected), causes_known=True), scored.actual, mode, segments=segments)
+        verdict = check(Emitted(expected, causes_known=True), scored.actual, mode, segments=segments)
     except OracleError:
         return None
     return verdict.status == "pass", len(verdict.divergences)
+
+
+def era_scores(scored: Scored) -> tuple[Score, ...]:
+    """The case against every era of ``ERA_VERSIONS``, in that order: computed once per case (when its
+    result is written), so that a verdict is a sum over its cases and reading or merging results runs no
+    oracle. The oracle runs once per era; the check once per distinct answer of the oracle (most eras
+    emit the same for a case). A case compared at ``commit-points`` costs the oracle O(n^2) runs per era,
+    so an era whose flags for the case's join equal an earlier era's takes that era's score."""
+    flags_of = flags_for(scored.case.join)
+    by_answer: dict[tuple[Output, ...], Score] = {}
+    by_flags: dict[tuple[object, ...], Score] = {}
+    scores: list[Score] = []
+    for _, behaviour in ERA_VERSIONS:
+        if scored.mode == "commit-points":
+            flags = tuple(getattr(behaviour, flag) for flag in flags_of)
+            if flags not in by_flags:
+                by_flags[flags] = _score(scored, behaviour)
+            scores.append(by_flags[flags])
+            continue
+        expected = _expected(scored, behaviour)
+        if expected is None:
+            scores.append(None)
+            continue
+        if expected not in by_answer:
+            by_answer[expected] = _checked(scored, expected, behaviour)
+        scores.append(by_answer[expected])
+    return tuple(scores)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseScores:
+    """One checked case as a verdict needs it: what it was run as, and its ``era_scores``."""
+
+    join: str
+    variant: str
+    kafka: str
+    intended: bool
+    scores: tuple[Score, ...]
+
+    @classmethod
+    def of(cls, scored: Scored) -> CaseScores:
+        case = scored.case
+        return cls(case.join, case.variant, case.kafka, case.intended, era_scores(scored))
 
 
 def changed_flags(before: Behaviour, after: Behaviour) -> tuple[str, ...]:
@@ -272,38 +343,15 @@ def _said(
     return f"{what} behaves like Kafka {label}, not like Kafka {asked}, {agreement}.{where}", True
 
 
-def _scores(
-    cases: Sequence[Scored],
-    behaviour: Behaviour,
-    join: str,
-    same_flags: dict[tuple[int, tuple[object, ...]], tuple[bool, int] | None],
-) -> list[tuple[bool, int] | None]:
-    """Each case's ``_score`` against ``behaviour``. A case compared at ``commit-points`` costs the oracle
-    O(n^2) runs per era, and an era whose flags for ``join`` equal an earlier era's scores it the same: its
-    score is kept in ``same_flags`` (case index, flag values) and reused."""
-    flags = tuple(getattr(behaviour, flag) for flag in flags_for(join))
-    results: list[tuple[bool, int] | None] = []
-    for index, scored in enumerate(cases):
-        if scored.mode != "commit-points":
-            results.append(_score(scored, behaviour))
-            continue
-        if (index, flags) not in same_flags:
-            same_flags[index, flags] = _score(scored, behaviour)
-        results.append(same_flags[index, flags])
-    return results
-
-
 def _rank(score: EraScore) -> tuple[int, int, int]:
     return (score.matched, score.applicable, -score.divergences)
 
 
-def _verdict(key: tuple[str, str, str, bool], cases: Sequence[Scored]) -> JoinVerdict:
+def _verdict(key: tuple[str, str, str, bool], cases: Sequence[CaseScores]) -> JoinVerdict:
     join, variant, _, intended = key
     tallies = []
-    same_flags: dict[tuple[int, tuple[object, ...]], tuple[bool, int] | None] = {}
-    for era, behaviour in ERA_VERSIONS:
-        results = _scores(cases, behaviour, join, same_flags)
-        applicable = [result for result in results if result is not None]
+    for index, (era, _) in enumerate(ERA_VERSIONS):
+        applicable = [score for score in (case.scores[index] for case in cases) if score is not None]
         tallies.append(
             EraScore(
                 era, sum(1 for ok, _ in applicable if ok), sum(n for _, n in applicable), len(applicable)
@@ -315,7 +363,7 @@ def _verdict(key: tuple[str, str, str, bool], cases: Sequence[Scored]) -> JoinVe
     top = max(_rank(s) for s in scores)
     best = {s.era for s in scores if _rank(s) == top}
     exact = top[0] == len(cases)
-    asked = tuple(sorted({scored.case.kafka for scored in cases}))
+    asked = tuple(sorted({case.kafka for case in cases}))
     ranges = _ranges(scores, best, join)
     run_as = f"run as Kafka {', '.join(asked)}" + (", intended semantics" if intended else "")
     summary = _summary(f"{variant} {join} join ({run_as})", len(cases), ranges, exact)
@@ -330,10 +378,14 @@ def _verdict(key: tuple[str, str, str, bool], cases: Sequence[Scored]) -> JoinVe
 def verdicts(cases: Iterable[Scored]) -> tuple[JoinVerdict, ...]:
     """One verdict per join kind x variant x era the cases were run as (x intended); sorted, so the same
     cases give the same verdicts."""
-    groups: dict[tuple[str, str, str, bool], list[Scored]] = defaultdict(list)
-    for scored in cases:
-        case = scored.case
-        groups[(case.join, case.variant, era_of(case.kafka) or case.kafka, case.intended)].append(scored)
+    return verdicts_of_scores(map(CaseScores.of, cases))
+
+
+def verdicts_of_scores(cases: Iterable[CaseScores]) -> tuple[JoinVerdict, ...]:
+    """``verdicts`` from cases already scored against every era (``era_scores``): sums, no oracle."""
+    groups: dict[tuple[str, str, str, bool], list[CaseScores]] = defaultdict(list)
+    for case in cases:
+        groups[(case.join, case.variant, era_of(case.kafka) or case.kafka, case.intended)].append(case)
     return tuple(_verdict(key, groups[key]) for key in sorted(groups, key=_group_order))
 
 

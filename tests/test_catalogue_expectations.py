@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import pytest
 
-from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.catalogue import Case
 from kjoin.conformance.harness.text import describe_case, render_trace
 from kjoin.conformance.stated import check_case
 from kjoin.oracle import behaviour_for, run
+from support.catalogue_slice import bundled_catalogue
 
-CASES = [case for case in load_cases().cases if case.expected is not None]
+CASES = [case for case in bundled_catalogue().cases if case.expected is not None]
 
 
 def _trace(case: Case) -> str:

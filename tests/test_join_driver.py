@@ -22,11 +22,12 @@ from kjoin import (
     run,
     run_traced,
 )
-from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.catalogue import Case
+from support.catalogue_slice import bundled_catalogue
 from support.docs_examples import python_blocks, run_examples
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = load_cases().cases
+CASES = bundled_catalogue().cases
 
 
 def _driven(case: Case, read_every: int) -> list[Output]:

@@ -4,6 +4,10 @@ This is the main job (``kjoin run --candidate spark-reference``) as a test: one 
 SparkSession, one candidate call per join kind, every claimed case of every scenario file (seed tables, edge
 cases, golden traces, Kafka's own tests, regressions) compared at the exact level. A failure prints the
 first failing cases with their first divergence, why Kafka emits what it emits, and the input trace.
+
+The whole catalogue runs in the system tier (``--tier system``, run by CI and ``nox -s system``); the default
+tier runs the same test on a representative slice (``support.catalogue_slice``: every hand-written case and
+every 16th golden-trace scenario), which keeps every join kind, era and store in one call per join kind.
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from kjoin.conformance.catalogue import load_cases
+from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import load_candidate
 from kjoin.scenarios import CATALOGUE_ROOT
+from support.catalogue_slice import bundled_catalogue, catalogue_slice
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -25,19 +30,40 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.xdist_group("spark")  # the spark-reference group: golden traces, catalogue, fuzzing
 
 
-def test_spark_reference_agrees_with_the_oracle_on_the_whole_catalogue(spark: SparkSession) -> None:
-    loaded = load_cases()
-    assert loaded.errors == ()
+def _agrees(spark: SparkSession, cases: tuple[Case, ...]) -> Counter[str]:
+    """Run ``cases`` through spark-reference (one call per claimed join kind): none fails, every call ran;
+    the statuses counted."""
     harness = HarnessRun(load_candidate("spark-reference"), lambda: spark)
-    outcomes = harness.outcomes(loaded.cases)
+    outcomes = harness.outcomes(cases)
     counts = Counter(outcome.status for outcome in outcomes)
     failing = [outcome for outcome in outcomes if outcome.failing]
     shown = "\n\n".join(render_outcome(outcome) for outcome in failing[:5])
     assert not failing, f"{len(failing)} failing cases ({dict(counts)}):\n\n{shown}"
-    assert counts["pass"] > 2000, counts
     # one call per join kind: stream-stream (self-joins included), stream-table, table-table, fk,
     # stream-globaltable
     assert len(harness.batches) == 5 and all(call.status == "ok" for call in harness.batches)
+    return counts
+
+
+@pytest.mark.system
+def test_spark_reference_agrees_with_the_oracle_on_the_whole_catalogue(spark: SparkSession) -> None:
+    loaded = load_cases()
+    assert loaded.errors == ()
+    counts = _agrees(spark, loaded.cases)
+    assert counts["pass"] > 2000, counts
+
+
+def test_spark_reference_agrees_with_the_oracle_on_a_slice_of_the_catalogue(spark: SparkSession) -> None:
+    loaded = bundled_catalogue()
+    assert loaded.errors == ()
+    cases = catalogue_slice(loaded.cases)
+    hand_written = {case.id for case in loaded.cases if not case.source.startswith("scenarios/golden/")}
+    assert hand_written <= {case.id for case in cases} and len(cases) < len(loaded.cases) // 4
+    assert {case.kafka for case in cases if case.source.startswith("scenarios/golden/")} == {
+        case.kafka for case in loaded.cases if case.source.startswith("scenarios/golden/")
+    }
+    counts = _agrees(spark, cases)
+    assert counts["pass"] > 600, counts
 
 
 ONE_SIDE_VERSIONED = [

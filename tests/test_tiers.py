@@ -36,15 +36,17 @@ def _collected(*args: str) -> set[str]:
 SYSTEM_FILES = {
     "tests/test_commit_points_kafka.py",
     "tests/test_commit_points_spark.py",
+    "tests/test_differential_reference.py",
     "tests/test_end_to_end_kafka.py",
     "tests/test_faults_kafka.py",
     "tests/test_kafka_application.py",
     "tests/test_scale.py",
     "tests/test_scale_cluster.py",
+    "tests/test_spark_reference_catalogue.py",
     "tests/test_spark_stateful.py",
     "tests/test_streaming_adapter.py",
 }
-"""Every file of the system tier (the ``system`` mark)."""
+"""Every file with tests of the system tier (the ``system`` mark)."""
 
 
 @pytest.mark.parametrize(

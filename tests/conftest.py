@@ -94,6 +94,8 @@ def pytest_configure(config: pytest.Config) -> None:
         active_seed(active_profile())
     except ValueError as error:
         raise pytest.UsageError(f"--kjoin-profile/--kjoin-seed: {error}") from error
+    if config.getoption("dist", None) == "loadgroup":
+        config.option.loadscopereorder = False  # the workers order the work (_quick_first)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -156,6 +158,40 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     _select_tier(config, items)
     if getattr(config.option, "loadgroup", False):
         _restore_xdist_groups(items)
+        _quick_first(items)
+
+
+QUICK_FIRST = 8
+"""Tests without Spark, Kafka or a group that ``--dist loadgroup`` hands out before the groups."""
+
+
+def _quick_first(items: list[pytest.Item]) -> None:
+    """Order the work of ``--dist loadgroup`` (xdist schedules in collection order, its own reordering by
+    group size being turned off in ``pytest_configure``): a few quick tests first, so that each worker
+    reports a result as soon as it has collected (the groups start a SparkSession or a Kafka driver and
+    their first test takes minutes on a loaded machine: issue 24 saw the first result after 15 minutes);
+    then the groups, the most tests first (xdist's own order), each whole on one worker; then the other
+    tests, in collection order, to whichever worker is free."""
+    groups: dict[str, list[pytest.Item]] = {}
+    singles: list[pytest.Item] = []
+    for item in items:
+        names = [str(mark.args[0]) for mark in item.iter_markers("xdist_group") if mark.args]
+        if names:
+            groups.setdefault("_".join(sorted(set(names))), []).append(item)
+        else:
+            singles.append(item)
+    quick = [
+        item
+        for item in singles
+        if item.get_closest_marker("spark") is None and item.get_closest_marker("kafka") is None
+    ][:QUICK_FIRST]
+    chosen = set(map(id, quick))
+    ordered = sorted(groups.values(), key=len, reverse=True)
+    items[:] = [
+        *quick,
+        *(item for group in ordered for item in group),
+        *(item for item in singles if id(item) not in chosen),
+    ]
 
 
 def _select_tier(config: pytest.Config, items: list[pytest.Item]) -> None:

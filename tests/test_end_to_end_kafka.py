@@ -11,7 +11,6 @@ on first use, then from the cache).
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -21,7 +20,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from kjoin.conformance.catalogue import load_cases
-from kjoin.conformance.documents.results import case_result
+from kjoin.conformance.documents.results import case_result, load_results
 from kjoin.conformance.endtoend.topics import in_processing_order
 from kjoin.conformance.harness.claims import as_claimed
 from kjoin.conformance.harness.outcomes import HarnessRun
@@ -66,7 +65,7 @@ def test_spark_stateful_through_real_kafka_topics_agrees_with_the_oracle(tmp_pat
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "through Kafka 4.3.1" in done.stderr
-    document = json.loads(results.read_text(encoding="utf-8"))
+    document = load_results(results)
     cases = document["cases"]
     # the cases as the claim runs them: a table-table case stated for 2.3 runs as 3.1 (docs/candidates.md)
     stated = load_cases([CATALOGUE_ROOT / path for path in SLICE]).cases
@@ -96,7 +95,7 @@ def test_the_pytest_plugin_runs_spark_stateful_through_real_kafka(pytester: pyte
     arguments += [item for path in files for item in ("--kjoin-scenarios", str(path))]
     run = pytester.runpytest_subprocess(*arguments, timeout=900)
     assert run.ret == pytest.ExitCode.OK, run.stdout.str()[-3000:] + run.stderr.str()[-3000:]
-    document = json.loads(results.read_text(encoding="utf-8"))
+    document = load_results(results)
     assert document["run"]["through_kafka"]["kafka_broker"] == "4.3.1"
     assert document["run"]["through_kafka"]["feed"] == "the job's own"
     passed = [case for case in document["cases"] if case["status"] == "pass"]
@@ -135,7 +134,7 @@ def test_a_users_streaming_job_through_real_kafka_emits_what_it_emits_when_fed_d
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(EXAMPLES), environment.get("PYTHONPATH")]))
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False, env=environment)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    document = json.loads(results.read_text(encoding="utf-8"))
+    document = load_results(results)
     assert document["run"]["through_kafka"]["feed"] == "stepped"
     assert document["candidate"]["name"] == "orders-payments (through Kafka)"
     through_kafka = {case["id"]: case for case in document["cases"] if case["status"] != "not-claimed"}

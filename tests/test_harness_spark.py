@@ -19,6 +19,7 @@ from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.checker import CandidateFailure, Emitted
 from kjoin.conformance.cli import main
 from kjoin.conformance.documents.outcomes import CaseOutcome, status_of
+from kjoin.conformance.documents.results import load_results
 from kjoin.conformance.harness.batching import CallFailed, OutputSchemaError, run_batch, validated_output
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import jobs_started, start_session
@@ -191,8 +192,8 @@ def test_pytest_plugin_fails_a_wrong_candidate_with_a_readable_diff(
     first = "first divergence at input #1 right k: a @7: unexpected-output: the candidate emits k: A - a @7"
     assert first in output
     assert "kind               input    Kafka emits    candidate emits" in output
-    document = json.loads(results.read_text())
-    assert (document["schema"], document["version"], document["complete"]) == ("kjoin-results", 2, True)
+    document = load_results(results)
+    assert (document["schema"], document["version"], document["complete"]) == ("kjoin-results", 3, True)
     assert document["summary"]["by_status"] == {"fail": 1, "pass": 5}
     [failed] = [case for case in document["cases"] if case["status"] == "fail"]
     assert failed["first_divergence"]["input"]["index"] == 1

@@ -103,7 +103,8 @@ def test_documents_read_back_follow_the_schema(written: tuple[Path, Path]) -> No
 
 
 def test_schema_rejects_what_the_writer_never_writes(written: tuple[Path, Path]) -> None:
-    document = _read(written[0])
+    """Broken fields of a case, read back with its pooled values in place (and a broken pool entry)."""
+    document = load_results(written[0])
     failing = next(case for case in document["cases"] if case["first_divergence"])
     index = document["cases"].index(failing)
     broken: list[tuple[str, Any]] = []
@@ -126,6 +127,12 @@ def test_schema_rejects_what_the_writer_never_writes(written: tuple[Path, Path])
     without_id = copy.deepcopy(document)
     del without_id["cases"][index]["id"]
     broken.append(("no id", without_id))
+    pooled = _read(written[0])
+    pooled["pools"]["records"][0][0]["side"] = "middle"
+    broken.append(("a pooled record", pooled))
+    pooled = _read(written[0])
+    pooled["cases"][index]["records"] = -1
+    broken.append(("a negative pool index", pooled))
     for name, changed in broken:
         assert schema_errors(changed), name
 

@@ -1,15 +1,20 @@
-"""The results file as written: one compact JSON document, streamed a line per top-level field and a line per
-case, byte-identical for the same cases; files written indented (by earlier versions) read back the same."""
+"""The results file as written: one compact JSON document, streamed a line per top-level field, a line per
+case and a line per shared value (version 3's pools), byte-identical for the same cases; files written
+indented (by earlier versions) and version 2 files read back the same."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
 from kjoin.conformance.documents.results import (
+    ResultsError,
     ResultsJournal,
     candidate_json,
     case_result,
+    expand_case,
     load_results,
     write_json_atomically,
 )
@@ -29,7 +34,8 @@ def _write(path: Path) -> dict[str, object]:
 def test_results_are_one_compact_document_with_a_line_per_case(tmp_path: Path) -> None:
     document = _write(tmp_path / "results.json")
     text = (tmp_path / "results.json").read_text(encoding="utf-8")
-    assert json.loads(text) == document
+    written = json.loads(text)
+    assert load_results(tmp_path / "results.json") == document and written["version"] == 3
     lines = text.splitlines()
     fields = [name for name in document if name != "cases"]
     assert [
@@ -37,11 +43,46 @@ def test_results_are_one_compact_document_with_a_line_per_case(tmp_path: Path) -
         for line in lines[: len(fields)]
     ] == fields
     assert lines[len(fields)] == '"cases":['
-    cases = [json.loads(line.rstrip(",")) for line in lines[len(fields) + 1 : -1]]
-    assert cases == document["cases"] and lines[-1] == "]}"
+    count = len(document["cases"])
+    cases = [json.loads(line.rstrip(",")) for line in lines[len(fields) + 1 : len(fields) + 1 + count]]
+    assert cases == written["cases"] and lines[len(fields) + 1 + count] == "],"
+    for case in cases:
+        expand_case(case, written["pools"], "results.json")
+    assert cases == document["cases"] and lines[-1] == "]}}"
     assert ": " not in lines[0] and "\n " not in text  # compact, no indentation
     _write(tmp_path / "again.json")
     assert (tmp_path / "again.json").read_bytes() == (tmp_path / "results.json").read_bytes()
+
+
+def test_a_value_cases_share_is_written_once(tmp_path: Path) -> None:
+    """Version 3: the cases of a scenario share its records (and a passing case's outputs are Kafka's), so
+    records, spec, expected and actual are written once in ``pools`` and the cases hold their index."""
+    document = _write(tmp_path / "results.json")
+    written = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert [case["records"] for case in written["cases"]] == [0, 0, 0]  # three variants of one scenario
+    assert written["pools"]["records"] == [document["cases"][0]["records"]]
+    assert all(isinstance(case[field], int) for case in written["cases"] for field in ("spec", "expected"))
+    same = [case for case in document["cases"] if case["actual"] == case["expected"]]
+    assert same and all(
+        packed["actual"] == packed["expected"]
+        for packed, case in zip(written["cases"], document["cases"], strict=True)
+        if case in same
+    )
+    broken = dict(written, cases=[dict(written["cases"][0], records=7)])
+    (tmp_path / "broken.json").write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(ResultsError, match=r"broken.json: case '.*' field 'records': 7 is not an entry of"):
+        load_results(tmp_path / "broken.json")
+
+
+def test_a_results_file_of_version_2_reads_the_same(tmp_path: Path) -> None:
+    """Version 2 wrote every case in full (no pools): ``kjoin report`` and ``compare`` still read it."""
+    document = _write(tmp_path / "results.json")
+    older = dict(document, version=2)
+    (tmp_path / "v2.json").write_text(json.dumps(older), encoding="utf-8")
+    assert load_results(tmp_path / "v2.json") == older
+    (tmp_path / "v1.json").write_text(json.dumps(dict(document, version=1)), encoding="utf-8")
+    with pytest.raises(ResultsError, match="results version 1 is not supported"):
+        load_results(tmp_path / "v1.json")
 
 
 def test_an_indented_results_file_of_an_earlier_version_reads_the_same(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """The results document of a harness run: written as the run goes, finalised atomically, read back checked.
 
-Schema ``kjoin-results`` version 2 (docs/results-format.md). Everything a report shows is computed here,
-once: each case's divergences, the oracle's state at the first divergence and why (``explain``), the stream
-time for the timeline, the summary, and the verdicts (which Kafka era the candidate matches best).
+Schema ``kjoin-results`` version 3 (docs/results-format.md; version 2 files still read). Everything a
+report shows is computed here, once: each case's divergences, the oracle's state at the first divergence and
+why (``explain``), the stream time for the timeline, the summary, and the verdicts (which Kafka era the
+candidate matches best).
 
 Writing survives faults (issue: nothing finished is ever lost): ``ResultsJournal`` appends one JSON line per
 finished case to ``<results>.partial`` and flushes it; ``finish`` writes the whole document (compact, a line
@@ -70,6 +71,7 @@ __all__ = [
     "about_json",
     "candidate_json",
     "case_result",
+    "expand_case",
     "load_results",
     "merge_documents",
     "output_json",
@@ -81,7 +83,13 @@ __all__ = [
 ]
 
 SCHEMA = "kjoin-results"
-VERSION = 2
+VERSION = 3
+READABLE_VERSIONS = (2, 3)
+"""Versions ``load_results`` reads: 3 writes shared values once (``POOLED``); 2 wrote every case in full."""
+POOLED: dict[str, str] = {"records": "records", "expected": "outputs", "actual": "outputs", "spec": "spec"}
+"""Case fields a version-3 file writes once in its ``pools`` (field -> pool), the case holding the index:
+the cases of a scenario share its records and spec across variants and releases, and a passing case's
+outputs are Kafka's (a green catalogue run: 8,488 cases, 531 record lists, 993 output lists)."""
 DIVERGENCES_KEPT = 200
 """Divergences kept per case (``divergences_total`` has the full count)."""
 JOURNAL_SUFFIX = ".partial"
@@ -417,23 +425,56 @@ def write_json_atomically(path: Path, document: Any) -> None:
 
 
 def write_results_atomically(path: Path, document: Mapping[str, Any]) -> None:
-    """Write a results document as compact JSON, streamed: one line per top-level field and one line per
-    case (a run's cases diff line by line and the file is written without one giant string); to a
-    temporary file beside ``path``, then renamed. Still one JSON document (``json.load`` reads it)."""
+    """Write a results document as compact JSON (version 3), streamed: one line per top-level field, one
+    line per case, then the ``pools`` a line per entry (a run's cases diff line by line and the file is
+    written without one giant string); to a temporary file beside ``path``, then renamed. Still one JSON
+    document (``json.load`` reads it; ``load_results`` puts the pooled values back in the cases)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    pools: dict[str, dict[str, int]] = {name: {} for name in dict.fromkeys(POOLED.values())}
     with temporary.open("w", encoding="utf-8") as handle:
         handle.write("{")
         for name, value in document.items():
-            if name != "cases":
-                handle.write(f"{_dumps(name)}:{_dumps(value)},\n")
+            if name not in ("cases", "pools"):  # the pools make it a version-3 file whatever it was read as
+                handle.write(f"{_dumps(name)}:{_dumps(VERSION if name == 'version' else value)},\n")
         handle.write('"cases":[')
         for number, case in enumerate(document.get("cases") or []):
-            handle.write(("\n" if number == 0 else ",\n") + _dumps(case))
-        handle.write("\n]}\n")
+            handle.write(("\n" if number == 0 else ",\n") + _dumps(_pooled(case, pools)))
+        handle.write('\n],\n"pools":{')
+        for number, (name, entries) in enumerate(pools.items()):
+            handle.write(("" if number == 0 else ",") + f"\n{_dumps(name)}:[")
+            handle.write(",".join(f"\n{text}" for text in entries))
+            handle.write("\n]")
+        handle.write("}}\n")
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
+
+
+def _pooled(case: Mapping[str, Any], pools: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """``case`` with each ``POOLED`` field replaced by its index in the pool (added there when new)."""
+    packed = dict(case)
+    for field, pool in POOLED.items():
+        value = case.get(field)
+        if value is not None and not isinstance(value, int):
+            entries = pools[pool]
+            packed[field] = entries.setdefault(_dumps(value), len(entries))
+    return packed
+
+
+def expand_case(case: dict[str, Any], pools: Mapping[str, Sequence[Any]], where: str) -> None:
+    """Put the values of a version-3 file's ``pools`` back into ``case`` (in place); ``ResultsError`` names
+    the case and field of an index that is not in its pool."""
+    for field, pool in POOLED.items():
+        value = case.get(field)
+        if isinstance(value, int) and not isinstance(value, bool):
+            entries = pools.get(pool)
+            if not isinstance(entries, list) or not 0 <= value < len(entries):
+                raise ResultsError(
+                    f"{where}: case {case.get('id')!r} field {field!r}: {value} is not an entry of "
+                    f"pools.{pool}"
+                )
+            case[field] = entries[value]
 
 
 class ResultsJournal:
@@ -512,9 +553,22 @@ def load_results(path: Path) -> dict[str, Any]:
         document = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as error:
         raise ResultsError(f"{path}: not a JSON document ({error})") from error
+    _expand(document, str(path))
     check_document(document, str(path))
     _forget_other_scores(document, document.get("score_eras"))
     return dict(document)
+
+
+def _expand(document: Any, where: str) -> None:
+    """A version-3 document's cases with their pooled values back in place, ``pools`` dropped."""
+    if not isinstance(document, dict) or "pools" not in document:
+        return
+    pools = document.pop("pools")
+    if not isinstance(pools, dict):
+        raise ResultsError(f"{where}: field 'pools' must be an object")
+    for case in document.get("cases") or []:
+        if isinstance(case, dict):
+            expand_case(case, pools, where)
 
 
 def _forget_other_scores(document: Mapping[str, Any], eras: object) -> None:
@@ -582,13 +636,15 @@ _CASE_FIELDS: dict[str, type] = {
 
 
 def check_document(document: Any, where: str) -> None:
-    """Raise ``ResultsError`` naming the first field that does not follow schema v2."""
+    """Raise ``ResultsError`` naming the first field that does not follow the schema (version 2 or 3,
+    pooled values put back)."""
     if not isinstance(document, dict) or document.get("schema") != SCHEMA:
         raise ResultsError(f"{where}: not a kjoin results document (schema must be {SCHEMA!r})")
-    if document.get("version") != VERSION:
+    if document.get("version") not in READABLE_VERSIONS:
+        readable = " and ".join(map(str, READABLE_VERSIONS))
         raise ResultsError(
             f"{where}: results version {document.get('version')!r} is not supported (this kjoin reads "
-            f"version {VERSION}; re-run the candidate to get a current file)"
+            f"versions {readable}; re-run the candidate to get a current file)"
         )
     for name, kind in _DOCUMENT_FIELDS.items():
         if not isinstance(document.get(name), kind):

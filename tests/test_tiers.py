@@ -45,6 +45,7 @@ SYSTEM_FILES = {
     "tests/test_spark_reference_catalogue.py",
     "tests/test_spark_stateful.py",
     "tests/test_streaming_adapter.py",
+    "tests/test_streaming_example_loaded.py",
 }
 """Every file with tests of the system tier (the ``system`` mark)."""
 

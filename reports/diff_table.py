@@ -18,7 +18,7 @@ from kjoin.conformance.documents.vocabulary import DivergenceKind
 from kjoin.conformance.notation import show_key, show_operand, show_output_json
 from kjoin.reports.html import text
 
-__all__ = ["Column", "Item", "Mark", "era_columns", "render_diff_table", "unified_column"]
+__all__ = ["Column", "Item", "Mark", "era_columns", "render_diff_table", "side_names", "unified_column"]
 
 Mark = Literal["same", "missing", "unexpected", "order"]
 Output = Mapping[str, Any]
@@ -165,6 +165,12 @@ def _input_cells(index: int, record: Mapping[str, Any] | None, show_keys: bool, 
     )
 
 
+def side_names(join: object) -> tuple[str, str]:
+    """What a join's left and right inputs are called: a stream-GlobalKTable join's are the stream and the
+    global table's topic (docs/semantics/global-table.md), every other join's the left and right side."""
+    return ("stream", "global table") if join == "stream-globaltable" else ("left", "right")
+
+
 def render_diff_table(
     records: Sequence[Mapping[str, Any]],
     headers: Sequence[str],
@@ -172,10 +178,12 @@ def render_diff_table(
     *,
     first: Mapping[int, str] | None = None,
     boundaries: Sequence[int] = (),
+    join: object = None,
 ) -> str:
     """The table: inputs with each column's lines. ``first`` maps input indexes to a note (e.g. "first
     divergence of left"): those rows are highlighted. ``boundaries``: the inputs that begin a micro-batch
-    (a row saying so goes before each). Lines whose input is unknown go to a last row ``?``."""
+    (a row saying so goes before each). Lines whose input is unknown go to a last row ``?``. The input
+    columns are named for ``join`` (``side_names``)."""
     first = first or {}
     count = len(records)
     indexes: set[int] = set(range(count))
@@ -183,7 +191,7 @@ def render_diff_table(
         indexes.update(column)
     known = sorted(index for index in indexes if index >= 0)
     show_keys = len({show_key(record.get("key")) for record in records}) > 1
-    head = "".join(f"<th>{text(h)}</th>" for h in ["#", "ts", "left", "right", *headers])
+    head = "".join(f"<th>{text(h)}</th>" for h in ["#", "ts", *side_names(join), *headers])
     lines = [f'<table class="diff"><thead><tr>{head}</tr></thead><tbody>']
     for index in [*known, *([_UNKNOWN] if _UNKNOWN in indexes else [])]:
         record = records[index] if 0 <= index < count else None

@@ -279,7 +279,8 @@ def _group_section(
         starts = micro_batch_starts(checked[0])
         if checked[0].get("micro_batches"):
             parts.append(f"<p>{text(_micro_batch_words(checked[0]['micro_batches'], len(records)))}</p>")
-        parts.append(render_diff_table(records, headers, columns, first=first, boundaries=starts))
+        join = (spec or {}).get("join")
+        parts.append(render_diff_table(records, headers, columns, first=first, boundaries=starts, join=join))
         drawn = next((case for case in checked if case.get("status") in FAILING), checked[0])
         timeline = render_timeline(drawn)
         if timeline:

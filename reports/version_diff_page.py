@@ -186,7 +186,7 @@ def render_diff_scenario_page(diff: Diff, entry: Entry, *, banner: str = "") -> 
         headers += [f"{variant.get('label')} ({older})", f"{variant.get('label')} ({newer})"]
         columns += [old_column, new_column]
     if columns:
-        body.append(render_diff_table(records, headers, columns))
+        body.append(render_diff_table(records, headers, columns, join=(entry.get("spec") or {}).get("join")))
     drawn = next((v for v in variants if v.get("status") == "differs"), None)
     if drawn is not None:
         svg = render_timeline(

@@ -159,3 +159,29 @@ def test_diff_versions_command_exits_2_on_an_unknown_version(tmp_path: Path) -> 
     code = main(["diff-versions", "latest", "3.9", "--out", str(tmp_path)], stdout=io.StringIO(), stderr=err)
     assert code == 2
     assert "latest" in err.getvalue()
+
+
+def test_a_global_table_joins_era_change_is_explained_with_its_ticket_and_its_inputs_named(
+    tmp_path: Path,
+) -> None:
+    """KAFKA-10277 (2.7): the version diff of a stream-GlobalKTable scenario names the flag with its ticket,
+    and its page calls the inputs the stream and the global table (they were 'left' and 'right')."""
+    source = CATALOGUE_ROOT / "stream_globaltable" / "null-mapped-key-left-join.toml"
+    diff = version_diff(load_cases([source], kafka="2.6").cases, "2.6", "2.7")
+    assert diff["changed_flags"] == ["global_join_drops_by_mapped_key"]
+    [entry] = diff["scenarios"]
+    assert [(v["variant"], v["status"]) for v in entry["variants"]] == [("left", "differs")]
+    page = render_diff_scenario_page(diff, entry)
+    assert diff_rows(page)[0] == "#tsstreamglobal tableleft (2.6)left (2.7)"
+    assert td(page, "m-missing") == ["\u2212 :A - null @2"]
+    out = io.StringIO()
+    code = main(
+        ["diff-versions", "2.6", "2.7", "--id", "gt-*", "--out", str(tmp_path)],
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+    assert code == 0
+    assert (
+        "changed: global_join_drops_by_mapped_key (off in 2.6, on in 2.7): KAFKA-10277 (2.7.0)"
+        in out.getvalue()
+    )

@@ -96,7 +96,14 @@ class Claim:
     commit_points: bool = False
     """The candidate is a micro-batch port of table joins: one result per changed key per batch, as Kafka
     with record caches emits at each commit. Under ``--equivalence auto`` its table-table and foreign-key
-    results are compared at level ``commit-points`` (spec CP-2)."""
+    results are compared at level ``commit-points`` (spec CP-2); its table joins' scenarios with production
+    settings are claimed with it (the level sets the scenario's cache size, commit interval, commit points
+    and wall clock aside, spec CP-1)."""
+    record_caches: bool = False
+    """Table-table scenarios under a record cache (``cache_max_bytes`` > 0, production settings) are claimed,
+    and under ``--equivalence auto`` compared at level ``commit-points`` (what Kafka with record caches emits
+    for some commit points, spec CP-2), the other cases as before: for a port that emits Kafka's changelog
+    record by record and is checked ``exact`` where no cache merges."""
     production_settings: bool = False
     """Scenarios with production settings (a record cache, commit points, the emit throttle, a wall clock:
     docs/semantics/production.md). Off by default: the input schema carries no wall clock or commit point

@@ -11,11 +11,11 @@ import pytest
 from kjoin.conformance.catalogue import Case, case_id, load_cases
 from kjoin.conformance.documents.outcomes import CaseOutcome, kafka_outputs
 from kjoin.conformance.documents.results import candidate_json, case_result, results_document
-from kjoin.conformance.harness.claims import as_claimed, claimed_version, unclaimed_because
+from kjoin.conformance.harness.claims import as_claimed, at_commit_points, claimed_version, unclaimed_because
 from kjoin.conformance.harness.text import render_ran_as
 from kjoin.conformance.protocol import Claim, ran_as
 from kjoin.oracle.behaviour import era_of
-from kjoin.oracle.records import JoinSpec, Record, Window
+from kjoin.oracle.records import JoinSpec, Record, Settings, Window
 from kjoin.reports.index_page import render_index_page
 from support.fixture_candidates import OracleOnDriver
 from support.report_documents import answered_by_version, outcome_of
@@ -150,3 +150,39 @@ def test_the_results_document_and_the_report_say_which_releases_each_claimed_era
     assert "Kafka releases run, per claimed era:" in page
     assert "<li>claimed 3.9 (era 3.8): ran as 3.9 (1 cases)</li>" in page
     assert "<li>claimed 3.5 (era 3.5): ran as no claimed case</li>" in page
+
+
+def test_commit_point_claims_take_production_settings_of_the_table_joins_they_compare_at_that_level() -> None:
+    """``commit_points`` claims every table join's production settings (all compared at commit-points);
+    ``record_caches`` claims cached table-table scenarios only, the rest staying as they were."""
+    cached = replace(
+        tt_case("3.9"), spec=replace(tt_case("3.9").spec, settings=Settings(cache_max_bytes=1024))
+    )
+    committing = replace(
+        tt_case("3.9"), records=tuple(replace(r, commit=True) for r in tt_case("3.9").records)
+    )
+    stream = replace(
+        ss_case("3.9"), spec=replace(ss_case("3.9").spec, settings=Settings(cache_max_bytes=1024))
+    )
+    production = "not claimed: production settings (record cache, commit points, emit throttle)"
+    port = replace(CLAIM_39, commit_points=True)
+    assert [at_commit_points(port, case) for case in (tt_case("3.9"), cached, committing, stream)] == [
+        True,
+        True,
+        True,
+        False,
+    ]
+    assert [unclaimed_because(port, case) for case in (cached, committing, stream)] == [
+        None,
+        None,
+        production,
+    ]
+    caches = replace(CLAIM_39, record_caches=True)
+    assert [at_commit_points(caches, case) for case in (tt_case("3.9"), cached, committing, stream)] == [
+        False,
+        True,
+        False,
+        False,
+    ]
+    assert [unclaimed_because(caches, case) for case in (cached, committing)] == [None, production]
+    assert unclaimed_because(CLAIM_39, cached) == production

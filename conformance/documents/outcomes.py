@@ -63,8 +63,10 @@ class CaseOutcome:
 
 def resolve_mode(requested: Equivalence, case: Case, answer: Answer, *, commit_points: bool = False) -> Mode:
     """``auto`` is ``commit-points`` for table results of a candidate that claims ``commit_points`` (a
-    micro-batch port), else ``exact`` when the candidate reports ``idx``, else ``multiset``; ``table``
-    applies to table results only (stream results are compared as multisets then)."""
+    micro-batch port; the harness also says so for cached table-table scenarios of a candidate that claims
+    ``record_caches``: ``harness.claims.at_commit_points``), else ``exact`` when the candidate reports
+    ``idx``, else ``multiset``; ``table`` applies to table results only (stream results are compared as
+    multisets then)."""
     if requested == "auto" and commit_points and case.join in TABLE_JOINS:
         return "commit-points"
     if requested == "auto":

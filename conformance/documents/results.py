@@ -323,6 +323,7 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
             **({"production_settings": True} if claim.production_settings else {}),
             **({"self_joins": True} if claim.self_joins else {}),
             **({"commit_points": True} if claim.commit_points else {}),
+            **({"record_caches": True} if claim.record_caches else {}),
         },
         "declared_differences": [_declared(d) for d in candidate.declared_differences],
     }

@@ -19,11 +19,19 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from kjoin.conformance.catalogue import Case, case_id
+from kjoin.conformance.kafka_segments import TABLE_JOINS
 from kjoin.conformance.protocol import Candidate, Claim, DeclaredDifference
 from kjoin.oracle.behaviour import behaviour_for, era_of, flags_for, parse_version
 from kjoin.oracle.records import Settings
 
-__all__ = ["ClaimedCases", "as_claimed", "claimed_version", "declared_difference_for", "unclaimed_because"]
+__all__ = [
+    "ClaimedCases",
+    "as_claimed",
+    "at_commit_points",
+    "claimed_version",
+    "declared_difference_for",
+    "unclaimed_because",
+]
 
 
 @cache
@@ -81,11 +89,21 @@ def unclaimed_because(claim: Claim, case: Case) -> str | None:
         and not claim.stream_table_grace
     ):
         return "not claimed: stream-table grace (KIP-923)"
-    if not claim.production_settings and has_production_settings(case):
+    if not claim.production_settings and has_production_settings(case) and not at_commit_points(claim, case):
         return "not claimed: production settings (record cache, commit points, emit throttle)"
     if spec.self_join and not claim.self_joins:
         return "not claimed: self-joins (a stream joined with itself)"
     return None
+
+
+def at_commit_points(claim: Claim, case: Case) -> bool:
+    """Whether ``--equivalence auto`` compares ``case`` at level ``commit-points`` for ``claim``, which then
+    claims the case's production settings too: the table joins of a micro-batch port (``commit_points``),
+    and table-table scenarios under a record cache for a candidate that claims ``record_caches``. The level
+    sets the scenario's own cache size, commit interval, commit points and wall clock aside (spec CP-1)."""
+    if claim.commit_points and case.spec.join in TABLE_JOINS:
+        return True
+    return claim.record_caches and case.spec.join == "table-table" and case.spec.settings.cache_max_bytes > 0
 
 
 def has_production_settings(case: Case) -> bool:

@@ -25,7 +25,7 @@ from kjoin.conformance.documents.outcomes import (
     status_of,
 )
 from kjoin.conformance.harness.calls import Caller, CallProgress, CallRecord, SessionKeeper
-from kjoin.conformance.harness.claims import declared_difference_for, unclaimed_because
+from kjoin.conformance.harness.claims import at_commit_points, declared_difference_for, unclaimed_because
 from kjoin.conformance.protocol import Candidate, DeclaredDifference
 
 if TYPE_CHECKING:
@@ -103,7 +103,9 @@ class HarnessRun:
         if case.id not in self._answers:
             self._run_join_kind(case.join)
         answer = self._answers[case.id]
-        mode = resolve_mode(self.equivalence, case, answer, commit_points=self.candidate.claim.commit_points)
+        mode = resolve_mode(
+            self.equivalence, case, answer, commit_points=at_commit_points(self.candidate.claim, case)
+        )
         verdict = checked(expected, answer, mode, case)
         declared = self.declared_for(case)
         status = status_of(verdict, answer, declared)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import io
 import json
+import shlex
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from kjoin.conformance.candidates.spark_native import SparkNative
+from kjoin.conformance.candidates.spark_native import GLOBAL_TABLE_DIFFERENCES, SparkNative
 from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.checker import Emitted
 from kjoin.conformance.cli import main
@@ -36,6 +37,7 @@ pytestmark = [pytest.mark.system, pytest.mark.xdist_group("spark-streaming")]
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "docs" / "examples"
 SEED_TABLES = ROOT / "scenarios" / "stream_stream"
+SCENARIOS = ROOT / "scenarios"
 VARIANTS = frozenset({"inner", "left", "outer"})
 CLAIM = Claim(joins=frozenset({"stream-stream"}), variants=VARIANTS, kafka=("3.9",))
 
@@ -242,3 +244,78 @@ def test_pytest_plugin_runs_the_example(pytester: pytest.Pytester, scenario_file
     assert outcomes.get("passed", 0) + outcomes.get("xpassed", 0) >= 2, run.stdout.str()
     assert outcomes.get("xfailed", 0) >= 1, run.stdout.str()
     assert "candidate orders-payments:" in run.stdout.str()
+
+
+STREAMING_DOCS = ROOT / "docs" / "streaming.md"
+STATIC_SECTION = "## A stream-static join: the port of a GlobalKTable enrichment"
+
+
+def _static_example() -> tuple[str, list[str]]:
+    """The stream-static section of docs/streaming.md: its Python file and its command, as written."""
+    section = STREAMING_DOCS.read_text(encoding="utf-8").split(STATIC_SECTION, 1)[1].split("\n## ", 1)[0]
+    python = section.split("```python\n", 1)[1].split("```", 1)[0]
+    [command] = section.split("```sh\n", 1)[1].split("```", 1)[0].strip().splitlines()
+    return python, shlex.split(command)
+
+
+def test_the_stream_static_example_of_the_docs_runs_as_written_from_its_own_folder(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/streaming.md's enrichment job, saved as enrichment.py in a folder of its own, and its command run
+    there as written (in this process: ``main``, on this worker's SparkSession): exit 0, every claimed case
+    passes or differs as declared, the strict declared differences all show, and the job emits what
+    spark-native's stream-static join emits, case for case."""
+    python, command = _static_example()
+    assert command[:3] == ["kjoin", "run", "--candidate"]
+    folder = tmp_path / "my-port"
+    folder.mkdir()
+    (folder / "enrichment.py").write_text(python, encoding="utf-8")
+    monkeypatch.chdir(folder)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        code = main(command[1:], stdout=out, stderr=err)
+        example = load_candidate("enrichment:candidate")
+    finally:
+        sys.modules.pop("enrichment", None)
+        if str(folder) in sys.path:
+            sys.path.remove(str(folder))
+    assert code == 0, out.getvalue()[-3000:] + err.getvalue()
+    document = json.loads((folder / "enrichment-report" / "results.json").read_text())
+    claimed = [case for case in document["cases"] if case["status"] != "not-claimed"]
+    statuses = Counter(case["status"] for case in claimed)
+    assert set(statuses) == {"pass", "declared"} and statuses["pass"] >= 10, statuses
+    assert {case["join"] for case in claimed} == {"stream-globaltable"}
+    strict = [d for d in GLOBAL_TABLE_DIFFERENCES if d.strict]
+    shown = {case["declared"]["scenario"] for case in claimed if case["status"] == "declared"}
+    assert shown == {d.scenario for d in strict}
+    cases = [case for case in load_cases([SCENARIOS / "stream_globaltable"], kafka="3.9").cases]
+    assert isinstance(example, StreamingCandidate) and example.static_right
+    ours = _multisets(dict(run_batch(spark, example, cases)))
+    native = _multisets(dict(run_batch(spark, SparkNative(), cases)))
+    assert ours == native
+    assert sum(sum(outputs.values()) for outputs in ours.values()) > 20
+
+
+def test_spark_native_self_joins_agree_or_differ_as_declared(spark: SparkSession) -> None:
+    """spark-native's self-join (one streaming DataFrame on both sides of its stream-stream join) over the
+    catalogue's self-join scenarios as 3.9: each case passes or shows a self-join difference declared for
+    it (none falls to the stream-stream catch-alls), and every strict one shows."""
+    from kjoin.conformance.harness.claims import as_claimed, unclaimed_because
+
+    native = SparkNative()
+    files = sorted(SEED_TABLES.glob("self-join-*.toml"))
+    loaded = as_claimed(native.claim, load_cases(files).cases).cases
+    cases = [case for case in loaded if unclaimed_because(native.claim, case) is None]
+    assert len(cases) >= 12 and all(case.spec.self_join for case in cases)
+    outcomes = HarnessRun(native, lambda: spark).outcomes(cases)
+    statuses = Counter(outcome.status for outcome in outcomes)
+    assert set(statuses) == {"pass", "declared"} and statuses["pass"] >= 6, statuses
+    declared = [outcome for outcome in outcomes if outcome.status == "declared"]
+    assert all(o.declared is not None and o.declared.scenario != "*" for o in declared)
+    strict = {
+        (d.scenario, d.variants)
+        for d in native.declared_differences
+        if d.strict and "self-join" in d.scenario
+    }
+    shown = {(o.declared.scenario, o.declared.variants) for o in declared if o.declared is not None}
+    assert strict <= shown

@@ -41,7 +41,7 @@ query per scenario, each with its own watermark (exact, and much slower: about a
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -136,6 +136,10 @@ class StreamingCandidate:
     isolation: Isolation = "configuration"
     output_mode: str = "append"
     steps_per_batch: int = 1
+    static_right: bool = False
+    """The job's ``right`` is a static (batch) DataFrame: the right records processed before the first
+    left record of their scenario, as the right topic reads when the query starts (a stream-static join,
+    the port of a GlobalKTable join; ``static_right_rows``). Only the left side is fed step by step."""
     micro_batch_plan: Mapping[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
     """Scenario ids fed their own micro-batches (``with_micro_batches``;
     docs/streaming.md#micro-batch-splits)."""
@@ -205,6 +209,10 @@ class StreamingCandidate:
             stream = stepped_stream_of_rows(spark, rows, extra, schema, *batching)
         stream = stream.withColumn("event_time", F.timestamp_millis(F.col("ts") + EVENT_TIME_SHIFT_MS))
         sides = [stream.where(F.col("side") == side).drop("side") for side in ("left", "right")]
+        if self.static_right:
+            table = spark.createDataFrame(list(static_right_rows(rows)), schema)
+            event_time = F.timestamp_millis(F.col("ts") + EVENT_TIME_SHIFT_MS)
+            sides[1] = table.withColumn("event_time", event_time).drop("side")
         output = self.job(sides[0], sides[1], spec)
         columns = output_columns(self.name, output)
         has_idx = "idx" in columns
@@ -218,6 +226,19 @@ class StreamingCandidate:
         writer = selected.writeStream.format("memory").queryName(name).outputMode(self.output_mode)
         writer = writer.option("checkpointLocation", str(checkpoints / name))  # never the user's folder
         return writer.start(), name, has_idx
+
+
+def static_right_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """The right records (``STEP_COLUMNS`` first) that come before the first left record of their
+    scenario: what a batch read of the right topic finds when the query starts."""
+    listed = list(rows)
+    start: dict[str, int] = {}
+    for row in listed:
+        if row[2] == "left":
+            start[row[0]] = min(row[1], start.get(row[0], row[1]))
+    for row in listed:
+        if row[2] == "right" and (row[0] not in start or row[1] < start[row[0]]):
+            yield row
 
 
 def _check_ts(scenario_id: str, ts: int) -> None:
@@ -269,16 +290,25 @@ def streaming_candidate(
     isolation: Isolation = "configuration",
     output_mode: str = "append",
     steps_per_batch: int = 1,
+    static_right: bool = False,
 ) -> StreamingCandidate:
     """A candidate running ``job`` (see the module's docstring); the same claim and declared differences
     as any candidate. ``steps_per_batch`` consecutive processing steps make one micro-batch (a micro-batch
     port of a table join then merges a key's updates within it, as Kafka's record caches do between
     commits: compare it at level ``commit-points``). A run's own splits (``--steps-per-batch``) replace
-    it."""
+    it. ``static_right`` hands the job its right side as a static DataFrame (a stream-static join)."""
     if isolation not in ("configuration", "scenario"):
         raise ValueError(f"isolation must be 'configuration' or 'scenario', got {isolation!r}")
     if steps_per_batch < 1:
         raise ValueError(f"steps_per_batch must be at least 1, got {steps_per_batch}")
     return StreamingCandidate(
-        name, job, claim, tuple(declared_differences), flush, isolation, output_mode, steps_per_batch
+        name,
+        job,
+        claim,
+        tuple(declared_differences),
+        flush,
+        isolation,
+        output_mode,
+        steps_per_batch,
+        static_right,
     )

@@ -1,8 +1,8 @@
 """Mutation testing of the bundled ``spark-reference``: how many realistic one-line mistakes are caught?
 
     python tools/mutation.py [--modules stream_stream outer_store ...] [--sample N] [--seed S]
-                             [--only MODULE:LINE[:CHANGE] ...] [--fuzz] [--list] [--markdown FILE]
-                             [--spark-master URL]
+                             [--only MODULE:LINE[:CHANGE] ...] [--fuzz] [--fuzz-alone [--with-catalogue]]
+                             [--list] [--markdown FILE] [--spark-master URL]
 
 Each mutant is one small change of one module of ``conformance/candidates/reference`` made by the project's
 own operators over the Python source (the Spark expressions are built from Python operators, so a flipped
@@ -25,6 +25,11 @@ join kind (the harness's batching), then, if it survives, each scenario file wit
 batch of its own (as ``kjoin run FILE`` makes it: a candidate may take another path for such a batch);
 with ``--fuzz`` the survivors also meet ``kjoin fuzz`` (ci profile, all claimed eras). A mutant is
 *killed* when any case fails or errors.
+
+``--fuzz-alone`` measures the fuzzer on its own (issue 23, item 4): each mutant meets only ``kjoin fuzz``
+(ci profile, all claimed eras of the join kinds its module serves), not the catalogue; with
+``--with-catalogue`` each mutant also meets the catalogue stages above, independently, and the report gives
+both kill rates side by side. Recorded equivalents count as equivalent for both.
 
 The report lists, per module, the mutants, how many the catalogue and the fuzzer killed and the score, and
 every survivor with its change, so it can be killed by a new scenario or shown equivalent: survivors
@@ -113,6 +118,13 @@ class Result:
     detail: str = ""
     seconds: float = 0.0
     equivalent: str | None = None
+    fuzz_alone: str | None = None
+    """With ``--fuzz-alone``: the fuzzer's first failure (``""`` if it found none); None if not run."""
+
+    @property
+    def killed_alone(self) -> bool:
+        """Whether the fuzzer on its own killed this mutant."""
+        return bool(self.fuzz_alone)
 
 
 @dataclass
@@ -394,13 +406,28 @@ def _alone_failure(
     return ""
 
 
+def _fuzz_failure(spark: SparkSession, candidate: Any, joins: Sequence[str]) -> str:
+    """The first failure ``kjoin fuzz`` (ci profile, every claimed era, no shrinking) finds in ``joins``."""
+    from kjoin.conformance.differential.fuzz import fuzz
+
+    report = fuzz(candidate, lambda: spark, joins=list(joins), shrink_failures=0)  # type: ignore[arg-type]
+    return _first_failure(report.outcomes)
+
+
 def run_mutants(
-    spark: SparkSession, chosen: Sequence[tuple[int, Mutation]], folder: Path, *, fuzz_survivors: bool
+    spark: SparkSession,
+    chosen: Sequence[tuple[int, Mutation]],
+    folder: Path,
+    *,
+    fuzz_survivors: bool,
+    catalogue: bool = True,
+    fuzz_alone: bool = False,
 ) -> Iterator[Result]:
-    """Check every mutant in ``chosen`` against the catalogue (and the fuzzer), one result each."""
+    """Check every mutant in ``chosen``, one result each: against the catalogue (and, with
+    ``fuzz_survivors``, its survivors against the fuzzer) unless not ``catalogue``, and with ``fuzz_alone``
+    against the fuzzer alone, independently of the catalogue."""
     from kjoin.conformance.candidates.spark_reference import CLAIM
     from kjoin.conformance.catalogue import load_cases
-    from kjoin.conformance.differential.fuzz import fuzz
     from kjoin.conformance.harness.outcomes import HarnessRun
 
     cases = load_cases().cases
@@ -416,20 +443,25 @@ def run_mutants(
         candidate = MutantCandidate(f"mutant-{number:04d}", package, CLAIM)
         joins = SERVES[mutation.module]
         result = Result(mutation, number)
-        try:
-            selected = [case for join in joins for case in by_join.get(join, [])]
-            outcomes = HarnessRun(candidate, lambda: spark, timeout=900).outcomes(selected)
-            failure = _first_failure(outcomes) or _alone_failure(spark, candidate, alone, joins)
-            if failure:
-                result.killed_by, result.detail = "catalogue", failure
-            elif fuzz_survivors:
-                report = fuzz(candidate, lambda: spark, joins=list(joins), shrink_failures=0)  # type: ignore[arg-type]
-                failure = _first_failure(report.outcomes)
+        if catalogue:
+            try:
+                selected = [case for join in joins for case in by_join.get(join, [])]
+                outcomes = HarnessRun(candidate, lambda: spark, timeout=900).outcomes(selected)
+                failure = _first_failure(outcomes) or _alone_failure(spark, candidate, alone, joins)
                 if failure:
-                    result.killed_by, result.detail = "fuzz", failure
-        except Exception as error:  # a mutant that breaks the harness is killed: say how
-            result.killed_by, result.detail = "crash", f"{type(error).__name__}: {error}"[:200]
-        if result.killed_by is None:
+                    result.killed_by, result.detail = "catalogue", failure
+                elif fuzz_survivors:
+                    failure = _fuzz_failure(spark, candidate, joins)
+                    if failure:
+                        result.killed_by, result.detail = "fuzz", failure
+            except Exception as error:  # a mutant that breaks the harness is killed: say how
+                result.killed_by, result.detail = "crash", f"{type(error).__name__}: {error}"[:200]
+        if fuzz_alone:
+            try:
+                result.fuzz_alone = _fuzz_failure(spark, candidate, joins)
+            except Exception as error:  # as above: a crash under the fuzzer is a kill
+                result.fuzz_alone = f"crash: {type(error).__name__}: {error}"[:200]
+        if result.killed_by is None and not result.killed_alone:
             result.equivalent = recorded.get((mutation.module, mutation.change, mutation.line))
         result.seconds = time.perf_counter() - started
         yield result
@@ -438,41 +470,79 @@ def run_mutants(
 HEADERS = ["module", "mutants", "catalogue", "fuzz", "equivalent", "survived", "score"]
 
 
-def render(results: Sequence[Result], total_points: int, second: str = "fuzz") -> str:
+def render(results: Sequence[Result], total_points: int, second: str = "fuzz", catalogue: bool = True) -> str:
     """The score per module and every survivor, as Markdown; ``second`` names the stage after the catalogue
-    (the fuzzer here, the unit tests for the oracle's mutants)."""
+    (the fuzzer here, the unit tests for the oracle's mutants). ``catalogue``: whether the catalogue stages
+    ran; results with a fuzzer-alone verdict add its kill rate beside the catalogue's."""
     from tabulate import tabulate
 
+    alone = any(r.fuzz_alone is not None for r in results)
+    if catalogue:
+        headers = [second if h == "fuzz" else h for h in HEADERS]
+        headers += ["fuzz alone", "fuzz-alone score"] if alone else []
+    else:
+        headers = ["module", "mutants", "equivalent", "fuzz alone", "survived", "score"]
     rows = []
     for module in sorted({r.mutation.module for r in results}):
         mine = [r for r in results if r.mutation.module == module]
-        catalogue = sum(r.killed_by in ("catalogue", "crash", "timeout") for r in mine)
-        later = sum(r.killed_by == second for r in mine)
         equivalent = sum(r.equivalent is not None for r in mine)
         real = len(mine) - equivalent
-        score = (catalogue + later) / real if real else 1.0
-        survived = len(mine) - catalogue - later - equivalent
-        rows.append([module, len(mine), catalogue, later, equivalent, survived, f"{score:.0%}"])
-    killed = sum(r.killed_by is not None for r in results)
+        row: list[Any] = [module, len(mine)]
+        if catalogue:
+            first = sum(r.killed_by in ("catalogue", "crash", "timeout") for r in mine)
+            later = sum(r.killed_by == second for r in mine)
+            survived = sum(r.killed_by is None and r.equivalent is None for r in mine)
+            row += [first, later, equivalent, survived, f"{(first + later) / real if real else 1.0:.0%}"]
+        if alone:
+            by_fuzzer = sum(r.killed_alone for r in mine)
+            score = f"{by_fuzzer / real if real else 1.0:.0%}"
+            survived = sum(not r.killed_alone and r.equivalent is None for r in mine)
+            row += [by_fuzzer, score] if catalogue else [equivalent, by_fuzzer, survived, score]
+        rows.append(row)
     equivalent = sum(r.equivalent is not None for r in results)
     real = len(results) - equivalent
-    lines = [
-        f"{len(results)} mutants checked of {total_points} mutation points; "
-        f"killed {killed} of {real} non-equivalent ({killed / real:.0%})"
-        if real
-        else "no mutants",
-        "",
-        tabulate(rows, [second if h == "fuzz" else h for h in HEADERS], tablefmt="github"),
-        "",
-    ]
-    survivors = [r for r in results if r.killed_by is None]
-    if survivors:
-        lines += ["Survivors:", ""]
-        for r in survivors:
-            note = f" (equivalent: {r.equivalent})" if r.equivalent else ""
-            lines.append(f"* mutant-{r.number:04d} {r.mutation.module}.py:{r.mutation.line} "
-                         f"[{r.mutation.operator}] `{r.mutation.change}`{note}")  # fmt: skip
+    lines = [f"{len(results)} mutants checked of {total_points} mutation points" if results else "no mutants"]
+    if catalogue and real:
+        killed = sum(r.killed_by is not None for r in results)
+        lines[0] += f"; killed {killed} of {real} non-equivalent ({killed / real:.0%})"
+    if alone and real:
+        killed = sum(r.killed_alone for r in results)
+        lines[0] += (
+            f"; the fuzzer alone (ci profile, no catalogue) killed {killed} of {real} non-equivalent "
+            f"({killed / real:.0%})"
+        )
+    lines += ["", tabulate(rows, headers, tablefmt="github"), ""]
+    if catalogue:
+        survivors = [r for r in results if r.killed_by is None]
+        if survivors:
+            lines += ["Survivors:", ""] + [_survivor(r) for r in survivors]
+    if alone:
+        survivors = [r for r in results if not r.killed_alone]
+        if survivors:
+            lines += ["", "Survivors of the fuzzer alone:", ""] if catalogue else ["Survivors:", ""]
+            lines += [_survivor(r) for r in survivors]
     return "\n".join(lines) + "\n"
+
+
+def _survivor(r: Result) -> str:
+    """A survivor as a Markdown list item: where, the operator, the change, its recorded equivalence."""
+    note = f" (equivalent: {r.equivalent})" if r.equivalent else ""
+    return (
+        f"* mutant-{r.number:04d} {r.mutation.module}.py:{r.mutation.line} "
+        f"[{r.mutation.operator}] `{r.mutation.change}`{note}"
+    )
+
+
+def _verdict(result: Result, catalogue: bool) -> str:
+    """One mutant's verdict for the progress line."""
+    verdicts = []
+    if catalogue:
+        verdicts.append(f"killed by {result.killed_by}" if result.killed_by else "SURVIVED")
+    if result.fuzz_alone is not None:
+        verdicts.append(
+            f"fuzzer alone: {result.fuzz_alone}" if result.killed_alone else "fuzzer alone: SURVIVED"
+        )
+    return "; ".join(verdicts)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -487,10 +557,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="check only the mutants of this line (or this one change there); repeatable",
     )
     parser.add_argument("--fuzz", action="store_true", help="fuzz the catalogue's survivors (ci profile)")
+    parser.add_argument(
+        "--fuzz-alone",
+        action="store_true",
+        help="run each mutant through the fuzzer only (ci profile, no catalogue): the fuzzer's own kill rate",
+    )
+    parser.add_argument(
+        "--with-catalogue",
+        action="store_true",
+        help="with --fuzz-alone: also run the catalogue, independently, and report both kill rates",
+    )
     parser.add_argument("--list", action="store_true", help="list the mutation points and stop")
     parser.add_argument("--markdown", type=Path, help="also write the report here")
     parser.add_argument("--spark-master", default=os.environ.get("KJOIN_SPARK_MASTER", "local[2]"))
     args = parser.parse_args(argv)
+    if args.with_catalogue and not args.fuzz_alone:
+        parser.error("--with-catalogue goes with --fuzz-alone")
+    if args.fuzz and args.fuzz_alone and not args.with_catalogue:
+        parser.error("--fuzz fuzzes the catalogue's survivors: with --fuzz-alone it needs --with-catalogue")
+    catalogue = args.with_catalogue or not args.fuzz_alone
     points = list(enumerate(mutations(args.modules), start=1))
     chosen = selected(parser, args, points)
     if chosen is None:
@@ -503,15 +588,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     spark = start_session(args.spark_master)
     results: list[Result] = []
     try:
-        for result in run_mutants(spark, chosen, folder, fuzz_survivors=args.fuzz):
+        mutants = run_mutants(
+            spark, chosen, folder, fuzz_survivors=args.fuzz, catalogue=catalogue, fuzz_alone=args.fuzz_alone
+        )
+        for result in mutants:
             results.append(result)
-            verdict = f"killed by {result.killed_by}" if result.killed_by else "SURVIVED"
+            verdict = _verdict(result, catalogue)
             print(f"[{len(results)}/{len(chosen)}] mutant-{result.number:04d} {result.mutation.module}.py:"
                   f"{result.mutation.line} {result.mutation.change}: {verdict} {result.detail} "
                   f"({result.seconds:.0f} s)", file=sys.stderr, flush=True)  # fmt: skip
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    report = render(results, len(points))
+    report = render(results, len(points), catalogue=catalogue)
     print(report)
     if args.markdown is not None:
         args.markdown.write_text(report, encoding="utf-8")

@@ -200,15 +200,23 @@ def _stream_table_output(stream: DataFrame, versions: DataFrame, specs: DataFram
         & (F.col("valid_from") < F.col("idx"))
         & (F.col("valid_to").isNull() | (F.col("idx") < F.col("valid_to")))
     )
+    return _static_join_per_variant(records, versions, condition, specs)
+
+
+def _static_join_per_variant(
+    records: DataFrame, table: DataFrame, condition: Column, specs: DataFrame
+) -> DataFrame:
+    """Stream ``records`` (with their scenario's ``variant``) joined with a static ``table`` (``t_value``) by
+    each scenario's own join type, as output rows."""
     variants = sorted({row.variant for row in specs.select("variant").distinct().collect()})
     joined = [
-        records.where(F.col("variant") == variant).join(versions, condition, _SPARK_JOIN_TYPES[variant])
+        records.where(F.col("variant") == variant).join(table, condition, _SPARK_JOIN_TYPES[variant])
         for variant in variants
     ]
     union = joined[0]
     for frame in joined[1:]:
         union = union.unionByName(frame)
-    output = union.select(
+    return union.select(
         "scenario_id",
         "key",
         F.col("value").alias("left"),
@@ -216,7 +224,6 @@ def _stream_table_output(stream: DataFrame, versions: DataFrame, specs: DataFram
         F.lit(False).alias("tombstone"),
         "ts",
     )
-    return output
 
 
 def mapped_key(key_mapper: Column, key: Column, value: Column) -> Column:
@@ -277,22 +284,4 @@ def _global_table_output(stream: DataFrame, table: DataFrame, specs: DataFrame) 
     )
     records = records.withColumn("mapped", mapped_key(F.col("key_mapper"), F.col("key"), F.col("value")))
     condition = (F.col("scenario_id") == F.col("t_scenario_id")) & (F.col("mapped") == F.col("t_key"))
-    variants = sorted({row.variant for row in specs.select("variant").distinct().collect()})
-    joined = [
-        records.where(F.col("variant") == variant).join(
-            F.broadcast(table), condition, _SPARK_JOIN_TYPES[variant]
-        )
-        for variant in variants
-    ]
-    union = joined[0]
-    for frame in joined[1:]:
-        union = union.unionByName(frame)
-    output = union.select(
-        "scenario_id",
-        "key",
-        F.col("value").alias("left"),
-        F.col("t_value").alias("right"),
-        F.lit(False).alias("tombstone"),
-        "ts",
-    )
-    return output
+    return _static_join_per_variant(records, F.broadcast(table), condition, specs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Divergence
@@ -206,7 +206,20 @@ def table_join_why(
         "table-table": _table_table_why,
         "fk": _fk_why,
     }[case.join]
-    return reason(case, behaviour, first.at or 0, subject, first.expected is not None, before, after)
+    return reason(_Moment(case, behaviour, first.at or 0, subject, first.expected is not None, before, after))
+
+
+class _Moment(NamedTuple):
+    """Where a divergence shows: the case, its release's behaviour, the input, the output in question,
+    whether Kafka emits it, and Kafka's state before and after that input."""
+
+    case: Case
+    behaviour: Behaviour
+    at: int
+    subject: Output
+    kafka_emits: bool
+    before: Mapping[str, Any]
+    after: Mapping[str, Any]
 
 
 def _emits(kafka_emits: bool, subject: Output) -> str:
@@ -214,15 +227,8 @@ def _emits(kafka_emits: bool, subject: Output) -> str:
     return f"Kafka {verb} {show_output(subject)}"
 
 
-def _stream_table_why(
-    case: Case,
-    behaviour: Behaviour,
-    at: int,
-    subject: Output,
-    kafka_emits: bool,
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
-) -> Why:
+def _stream_table_why(moment: _Moment) -> Why:
+    case, _behaviour, at, subject, kafka_emits, before, after = moment
     record = case.records[at]
     buffer = after.get("buffer")
     numbers: dict[str, int | None] = {"input": at, "ts": subject.ts}
@@ -278,15 +284,8 @@ def _stream_table_why(
     )
 
 
-def _global_table_why(
-    case: Case,
-    behaviour: Behaviour,
-    at: int,
-    subject: Output,
-    kafka_emits: bool,
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
-) -> Why:
+def _global_table_why(moment: _Moment) -> Why:
+    case, _behaviour, at, subject, kafka_emits, _before, after = moment
     record = case.records[at]
     numbers: dict[str, int | None] = {"input": at, "ts": record.ts}
     if record.side == "right":
@@ -325,15 +324,8 @@ def _global_table_why(
 _TABLE_VARIANT_RULES = {("inner", "left"): "TT-4", ("inner", "right"): "TT-4", ("left", "left"): "TT-5"}
 
 
-def _table_table_why(
-    case: Case,
-    behaviour: Behaviour,
-    at: int,
-    subject: Output,
-    kafka_emits: bool,
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
-) -> Why:
+def _table_table_why(moment: _Moment) -> Why:
+    case, behaviour, at, subject, kafka_emits, before, after = moment
     record = case.records[at]
     side, key = record.side, record.key
     other = "right" if side == "left" else "left"
@@ -369,15 +361,8 @@ def _table_table_why(
     )
 
 
-def _fk_why(
-    case: Case,
-    behaviour: Behaviour,
-    at: int,
-    subject: Output,
-    kafka_emits: bool,
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
-) -> Why:
+def _fk_why(moment: _Moment) -> Why:
+    case, behaviour, at, subject, kafka_emits, before, after = moment
     record = case.records[at]
     numbers: dict[str, int | None] = {"input": at, "ts": record.ts}
     if record.key is None:

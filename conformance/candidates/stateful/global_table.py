@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from kjoin.conformance.candidates.stateful.versioned import PlainTable
+from kjoin.errors import KjoinError
 
 __all__ = ["GlobalTableTask", "NullMappedKeyError", "mapped_key"]
 
@@ -25,7 +26,7 @@ Emit = tuple[Any, Any, Any, int, bool]
 """``(key, left value, right value, ts, tombstone)``."""
 
 
-class NullMappedKeyError(ValueError):
+class NullMappedKeyError(KjoinError, ValueError):
     """Before 1.0.1 a null mapped key fails the join (the global store refuses a null key, spec GT-4)."""
 
 

@@ -215,9 +215,9 @@ def heavy(session: nox.Session) -> None:
 
 @nox.session
 def mutation(session: nox.Session) -> None:
-    """Mutation testing of spark-reference (tools/mutation.py): every mutant of the project's operators
-    against the catalogue, survivors fuzzed; the score per module and every survivor (arguments go to the
-    script, e.g. --modules stream_stream --sample 40)."""
+    """Mutation testing of spark-reference (tools/mutation.py; --candidate spark-stateful for spark-stateful):
+    every mutant of the project's operators against the catalogue, survivors fuzzed; the score per module
+    and every survivor (arguments go to the script, e.g. --modules stream_stream --sample 40)."""
     _ensure_installed(session)
     args = session.posargs or ["--fuzz", "--markdown", str(ROOT / "docs" / "mutation-report.md")]
     session.run(sys.executable, str(ROOT / "tools" / "mutation.py"), *args, external=True)

@@ -4,8 +4,10 @@ report gives the fuzzer's own kill rate, beside the catalogue's when both ran.""
 from __future__ import annotations
 
 import importlib.util
+import math
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -115,6 +117,185 @@ def test_fuzz_alone_kills_a_real_mutant_and_spares_a_recorded_equivalent(tmp_pat
     survivors = text.split("Survivors:")[1]
     assert "stream_table.py:45 [logic] `& -> |` (equivalent:" in survivors
     assert "table_table.py:61" not in survivors
-    progress = {line.split()[1]: line for line in done.stderr.splitlines() if "] mutant-" in line}
-    assert "fuzzer alone: SURVIVED" in progress["mutant-0167"]  # stream_table.py:45
-    assert "fuzzer alone: " in progress["mutant-0196"] and "SURVIVED" not in progress["mutant-0196"]
+    progress = {line.split()[2]: line for line in done.stderr.splitlines() if "] mutant-" in line}
+    assert "fuzzer alone: SURVIVED" in progress["stream_table.py:45"]
+    killed = progress["table_table.py:61"]
+    assert "fuzzer alone: " in killed and "SURVIVED" not in killed
+
+
+# --- spark-stateful's modules, the stratified sample and its bound (issue 23, item 4) ---
+
+
+@pytest.mark.parametrize("name", ["spark-reference", "spark-stateful"])
+def test_every_module_of_a_candidate_is_in_its_table(name: str) -> None:
+    """A module added to a candidate's package is mutated only if its table says which kinds it serves."""
+    tool = _tool()
+    target = tool.TARGETS[name]
+    modules = {path.stem for path in target.folder.glob("*.py")} - {"__init__"}
+    assert set(target.serves) == modules
+    claimed = {"stream-stream", "stream-table", "table-table", "fk", "stream-globaltable"}
+    assert all(joins and set(joins) <= claimed for joins in target.serves.values())
+
+
+def test_a_stateful_mutant_is_a_renamed_copy_of_the_port_run_as_spark_stateful(tmp_path: Path) -> None:
+    tool = _tool()
+    target = tool.TARGETS["spark-stateful"]
+    points = tool.mutations(["tables"], target.folder, target.python_logic)
+    assert {m.operator for m in points} >= {"compare", "logic"}  # Python's and/or: its logic is Python
+    mutation = points[0]
+    package = tool.write_mutant(tmp_path, 7, mutation, target)
+    copy = tmp_path / package
+    assert sorted(p.name for p in copy.glob("*.py")) == sorted(p.name for p in target.folder.glob("*.py"))
+    for path in copy.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert target.package not in text
+        original = (target.folder / path.name).read_text(encoding="utf-8").replace(target.package, package)
+        assert (text == original) is (path.stem != "tables")
+    mutated = (copy / "tables.py").read_text(encoding="utf-8").splitlines()
+    source = (target.folder / "tables.py").read_text(encoding="utf-8").replace(target.package, package)
+    source = source.splitlines()
+    changed = [n for n, (a, b) in enumerate(zip(source, mutated, strict=True), 1) if a != b]
+    assert changed == [mutation.line] and mutation.replacement in mutated[mutation.line - 1]
+    candidate = target.candidate("mutant-0007", package)
+    assert (type(candidate).__name__, candidate.name, candidate.package) == (
+        "SparkStateful", "mutant-0007", package,
+    )  # fmt: skip
+
+
+def test_the_fuzzer_alone_stops_at_the_first_join_kind_that_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One fuzz call per join kind (the candidate calls ``kjoin fuzz`` makes), none after a kill."""
+    from types import SimpleNamespace
+
+    from kjoin.conformance.differential import fuzz as fuzz_module
+
+    tool = _tool()
+    asked: list[list[str]] = []
+
+    def fake_fuzz(candidate: object, spark: object, *, joins: list[str], shrink_failures: int) -> object:
+        asked.append(joins)
+        status = "fail" if joins == ["table-table"] else "pass"
+        verdict = SimpleNamespace(first=SimpleNamespace(kind="wrong-value"))
+        outcome = SimpleNamespace(status=status, verdict=verdict, case=SimpleNamespace(id=f"{joins[0]}-1"))
+        return SimpleNamespace(outcomes=[outcome])
+
+    monkeypatch.setattr(fuzz_module, "fuzz", fake_fuzz)
+    kinds = ("stream-table", "table-table", "fk")
+    assert tool._fuzz_failure(None, None, kinds) == "table-table-1: wrong-value"
+    assert asked == [["stream-table"], ["table-table"]]
+    asked.clear()
+    assert tool._fuzz_failure(None, None, ("stream-table", "fk")) == ""
+    assert asked == [["stream-table"], ["fk"]]
+
+
+def _binomial_tail(killed: int, checked: int, rate: float) -> float:
+    return sum(
+        math.comb(checked, k) * rate**k * (1 - rate) ** (checked - k) for k in range(killed, checked + 1)
+    )
+
+
+@pytest.mark.parametrize(("killed", "checked"), [(29, 29), (30, 30), (28, 30), (27, 30), (1, 5)])
+def test_the_clopper_pearson_bound_is_the_rate_where_as_many_kills_have_five_percent(
+    killed: int, checked: int
+) -> None:
+    bound = _tool().clopper_pearson_lower(killed, checked)
+    assert _binomial_tail(killed, checked, bound) == pytest.approx(0.05, abs=1e-9)
+    if killed == checked:  # the closed form: p ** n = alpha
+        assert bound == pytest.approx(0.05 ** (1 / checked))
+    assert _tool().clopper_pearson_lower(0, checked) == 0.0
+
+
+def test_29_of_29_killed_bounds_the_rate_at_90_2_percent() -> None:
+    assert f"{_tool().clopper_pearson_lower(29, 29):.1%}" == "90.2%"
+
+
+@pytest.mark.parametrize("name", ["spark-reference", "spark-stateful"])
+@pytest.mark.parametrize("size", [5, 30, 60])
+def test_the_stratified_sample_takes_each_module_its_share(name: str, size: int) -> None:
+    tool = _tool()
+    target = tool.TARGETS[name]
+    points = list(enumerate(tool.mutations(sorted(target.serves), target.folder, target.python_logic), 1))
+    recorded = tool.equivalents(target.section)
+    real = [(n, m) for n, m in points if (m.module, m.change, m.line) not in recorded]
+    args = _args(stratified=size)
+    chosen = tool.selected(None, args, points, recorded)
+    assert len(chosen) == size and len(set(chosen)) == size and chosen == sorted(chosen)
+    assert set(chosen) <= set(real)  # never a recorded equivalent
+    strata = Counter(m.module for _, m in real)
+    taken = Counter(m.module for _, m in chosen)
+    for module, count in strata.items():
+        share = size * count / len(real)
+        assert math.floor(share) - 1 <= taken[module] <= math.ceil(share) + 1
+        if size >= len(strata):
+            assert taken[module] >= 1
+    assert tool.selected(None, args, points, recorded) == chosen  # the seed decides
+    other = tool.selected(None, _args(stratified=size, seed=1), points, recorded)
+    assert Counter(m.module for _, m in other) == taken and (other != chosen or size >= len(real))
+
+
+def _args(stratified: int, seed: int = 20241124) -> object:
+    """The parsed flags ``selected`` reads, for a stratified sample."""
+    from argparse import Namespace
+
+    return Namespace(only=None, list=False, sample=None, stratified=stratified, seed=seed)
+
+
+def test_a_sampled_report_says_so_and_bounds_each_rate() -> None:
+    tool = _tool()
+    results = _results(tool, [(None, "tt-1: values", None)] * 29)
+    report = tool.render(results, 31, catalogue=False, sample="spark-reference, a random sample of 29")
+    first = report.splitlines()[0]
+    assert first.startswith("A sample, not every mutant: spark-reference, a random sample of 29. ")
+    assert (
+        "killed 29 of 29 non-equivalent (100%), 95% lower bound 90.2% (exact one-sided Clopper-Pearson)"
+        in first
+    )
+    assert "lower bound" not in tool.render(results, 31, catalogue=False)  # a full run is no estimate
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--candidate", "spark-stateful", "--modules", "outer_store"],
+        ["--candidate", "spark-reference", "--modules", "tables"],
+        ["--sample", "3", "--stratified", "3"],
+    ],
+    ids=["reference-module-for-stateful", "stateful-module-for-reference", "two-samplings"],
+)
+def test_modules_of_another_candidate_and_two_samplings_are_usage_errors(flags: list[str]) -> None:
+    with pytest.raises(SystemExit) as raised:
+        _tool().main([*flags, "--list"])
+    assert raised.value.code == 2
+
+
+def test_a_system_failure_is_tried_again_and_then_left_undecided_never_a_kill(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An overloaded machine (``SystemFailure`` after the harness's own retries) gives no verdict: the
+    mutant is checked again from the start, and left out of the rates if the system fails every time."""
+    from kjoin.conformance.harness.system_failures import SystemFailure
+
+    tool = _tool()
+    failing = {"mutant-0001": 1, "mutant-0002": 99}
+    tries: list[str] = []
+
+    def check(spark: object, result: object, candidate: object, *rest: object, **stages: bool) -> object:
+        name = candidate.name  # type: ignore[attr-defined]
+        tries.append(name)
+        if failing[name] > 0:
+            failing[name] -= 1
+            raise SystemFailure("a Spark Python worker did not start in time (the machine is overloaded)")
+        result.fuzz_alone = "st-1: wrong-value"  # type: ignore[attr-defined]
+        return result
+
+    monkeypatch.setattr(tool, "_check", check)
+    monkeypatch.setattr(tool, "SYSTEM_PAUSES_S", (0.0, 0.0, None))
+    chosen = list(enumerate(tool.mutations(["table_table"]), 1))[:2]
+    results = list(
+        tool.run_mutants(None, chosen, tmp_path, fuzz_survivors=False, catalogue=False, fuzz_alone=True)
+    )
+    assert tries == ["mutant-0001", "mutant-0001", "mutant-0002", "mutant-0002", "mutant-0002"]
+    assert results[0].killed_alone and results[0].undecided is None
+    assert not results[1].killed_alone and "overloaded" in results[1].undecided
+    report = tool.render(results, 31, catalogue=False)
+    assert "killed 1 of 1 non-equivalent (100%); 1 undecided (the system failed on every try)" in report
+    assert "mutant-0002" in report.split("Undecided (no verdict: the system failed):")[1]

@@ -1,11 +1,14 @@
-"""Mutation testing of the bundled ``spark-reference``: how many realistic one-line mistakes are caught?
+"""Mutation testing of the bundled ``spark-reference`` and ``spark-stateful``: how many realistic one-line
+mistakes are caught?
 
-    python tools/mutation.py [--modules stream_stream outer_store ...] [--sample N] [--seed S]
+    python tools/mutation.py [--candidate spark-reference|spark-stateful] [--modules stream_stream ...]
+                             [--sample N | --stratified N] [--seed S]
                              [--only MODULE:LINE[:CHANGE] ...] [--fuzz] [--fuzz-alone [--with-catalogue]]
                              [--list] [--markdown FILE] [--spark-master URL]
 
-Each mutant is one small change of one module of ``conformance/candidates/reference`` made by the project's
-own operators over the Python source (the Spark expressions are built from Python operators, so a flipped
+Each mutant is one small change of one module of ``conformance/candidates/reference`` (or, with
+``--candidate spark-stateful``, of ``conformance/candidates/stateful``) made by the project's own operators
+over the Python source (the reference's Spark expressions are built from Python operators, so a flipped
 ``<`` is a flipped comparison in the Spark plan):
 
 * ``compare``: ``<`` and ``<=``, ``>`` and ``>=``, ``==`` and ``!=`` exchanged (window bounds, grace);
@@ -15,25 +18,34 @@ own operators over the Python source (the Spark expressions are built from Pytho
 * ``logic``: ``&`` and ``|`` exchanged (join conditions, store rules);
 * ``drop-filter``: ``df.where(c)`` / ``df.filter(c)`` becomes ``df`` (a dropped rule);
 * ``side``: the string constants ``"left"`` and ``"right"`` exchanged;
-* ``order``: ``asc`` and ``desc`` exchanged (emission order).
+* ``order``: ``asc`` and ``desc`` exchanged (emission order);
+* for spark-stateful, whose join logic is plain Python in ``handleInputRows``: ``and`` and ``or`` exchanged,
+  ``not`` dropped (as for the oracle's mutants, tools/mutation_oracle.py).
 
-Every mutant is written as its own importable package (``kjoin_mutant_NNNN``: a copy of the reference with
-its imports renamed) under a temporary folder on ``PYTHONPATH``, so all mutants live in ONE process with ONE
-SparkSession, and Spark's Python workers import the mutated code too. Each mutant runs, as a candidate
-named ``mutant-NNNN``, over the catalogue cases of the join kinds its module serves, one candidate call per
-join kind (the harness's batching), then, if it survives, each scenario file with versioned tables as a
-batch of its own (as ``kjoin run FILE`` makes it: a candidate may take another path for such a batch);
-with ``--fuzz`` the survivors also meet ``kjoin fuzz`` (ci profile, all claimed eras). A mutant is
-*killed* when any case fails or errors.
+Every mutant is written as its own importable package (``kjoin_mutant_NNNN``: a copy of the candidate's
+package with its imports renamed; spark-stateful runs it through ``SparkStateful(package=...)``) under a
+temporary folder on ``PYTHONPATH``, so all mutants live in ONE process with ONE (warm) SparkSession, and
+Spark's Python workers import the mutated code too. Each mutant runs, as a candidate named ``mutant-NNNN``,
+over the catalogue cases of the join kinds its module serves, one candidate call per join kind (the harness's
+batching), then, if it survives, each scenario file with versioned tables as a batch of its own (as ``kjoin
+run FILE`` makes it: a candidate may take another path for such a batch); with ``--fuzz`` the survivors also
+meet ``kjoin fuzz`` (ci profile, all claimed eras). A mutant is *killed* when any case fails or errors.
 
 ``--fuzz-alone`` measures the fuzzer on its own (issue 23, item 4): each mutant meets only ``kjoin fuzz``
 (ci profile, all claimed eras of the join kinds its module serves), not the catalogue; with
 ``--with-catalogue`` each mutant also meets the catalogue stages above, independently, and the report gives
-both kill rates side by side. Recorded equivalents count as equivalent for both.
+both kill rates side by side. Recorded equivalents count as equivalent for both. The fuzzer meets one join
+kind at a time and stops at the first that fails: the same candidate calls ``kjoin fuzz`` makes (one per
+join kind), less those after a kill.
+
+``--stratified N`` checks a random sample of N of the non-equivalent mutants, stratified by module (each
+module its proportional share, at least one), and the report gives every kill rate with its exact one-sided
+95% Clopper-Pearson lower bound (29 of 29 killed: 90.2%): a full run of the fuzzer alone takes hours.
 
 The report lists, per module, the mutants, how many the catalogue and the fuzzer killed and the score, and
 every survivor with its change, so it can be killed by a new scenario or shown equivalent: survivors
-listed in ``tools/mutation-equivalents.toml`` (by module and change, with the reason) count as equivalent.
+listed in ``tools/mutation-equivalents.toml`` (by module and change, with the reason; spark-stateful's in its
+``stateful_equivalent`` section) count as equivalent.
 The nox session ``mutation`` runs it; it is not part of CI (one mutant costs about a catalogue run).
 ``--only foreign_key:51`` checks just the mutants of one line (``--only 'stream_table:44:| -> &'`` one change
 there, as ``--list`` and the report print it), e.g. to show that a new scenario kills a survivor.
@@ -44,6 +56,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import math
 import os
 import random
 import shutil
@@ -56,25 +69,82 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kjoin.conformance.harness.system_failures import SystemFailure
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "conformance" / "candidates" / "reference"
 PACKAGE = "kjoin.conformance.candidates.reference"
+STATEFUL = ROOT / "conformance" / "candidates" / "stateful"
+STATEFUL_PACKAGE = "kjoin.conformance.candidates.stateful"
 EQUIVALENTS = Path(__file__).with_name("mutation-equivalents.toml")
+
+_EVERY_KIND = ("stream-stream", "stream-table", "table-table", "fk", "stream-globaltable")
 
 SERVES = {
     "stream_stream": ("stream-stream",),
     "outer_store": ("stream-stream",),
+    "self_join": ("stream-stream",),
     "stream_table": ("stream-table",),
     "table_table": ("table-table",),
     "foreign_key": ("fk",),
+    "global_table": ("stream-globaltable",),
     "versioned": ("stream-table", "table-table", "fk"),
-    "frames": ("stream-stream", "stream-table", "table-table", "fk"),
-    "dispatch": ("stream-stream", "stream-table", "table-table", "fk"),
+    "frames": _EVERY_KIND,
+    "dispatch": _EVERY_KIND,
 }
-"""Module -> the join kinds whose cases can kill its mutants."""
+"""spark-reference's modules -> the join kinds whose cases can kill its mutants (self-joins are cases of
+the stream-stream kind: the harness sends them to the candidate with the other stream-stream cases)."""
+
+STATEFUL_SERVES = {
+    "stream_stream": ("stream-stream",),
+    "self_join": ("stream-stream",),
+    "tables": ("stream-table", "table-table"),
+    "foreign_key": ("fk",),
+    "global_table": ("stream-globaltable",),
+    "versioned": ("stream-table", "table-table", "fk", "stream-globaltable"),
+    "state": _EVERY_KIND,
+    "processor": _EVERY_KIND,
+    "query": _EVERY_KIND,
+}
+"""spark-stateful's modules -> the join kinds they serve (``versioned`` holds the plain and versioned
+tables behind the stream-table, table-table, foreign-key and global-table tasks)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A candidate whose modules are mutated: where they live, what each serves, how a mutant runs."""
+
+    name: str
+    folder: Path
+    package: str
+    serves: dict[str, tuple[str, ...]]
+    python_logic: bool
+    """Also the plain-Python operators (``and``/``or`` exchanged, ``not`` dropped): for a port whose join
+    logic is Python, not Spark expressions."""
+    section: str
+    """Its section of tools/mutation-equivalents.toml."""
+
+    def candidate(self, name: str, package: str) -> Any:
+        """The candidate running the copy of the modules in ``package`` (a mutant) as ``name``."""
+        if self.name == "spark-stateful":
+            from kjoin.conformance.candidates.spark_stateful import SparkStateful
+
+            return SparkStateful(name=name, package=package)
+        from kjoin.conformance.candidates.spark_reference import CLAIM
+
+        return MutantCandidate(name, package, CLAIM)
+
+
+TARGETS = {
+    "spark-reference": Target("spark-reference", REFERENCE, PACKAGE, SERVES, False, "equivalent"),
+    "spark-stateful": Target(
+        "spark-stateful", STATEFUL, STATEFUL_PACKAGE, STATEFUL_SERVES, True, "stateful_equivalent"
+    ),
+}
+"""The candidates ``--candidate`` mutates."""
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
             ast.NotEq: ast.Eq}  # fmt: skip
@@ -120,6 +190,8 @@ class Result:
     equivalent: str | None = None
     fuzz_alone: str | None = None
     """With ``--fuzz-alone``: the fuzzer's first failure (``""`` if it found none); None if not run."""
+    undecided: str | None = None
+    """Why no verdict could be had (the system failed on every try: ``SYSTEM_PAUSES_S``); None if decided."""
 
     @property
     def killed_alone(self) -> bool:
@@ -316,16 +388,18 @@ def only(points: Sequence[tuple[int, Mutation]], wanted: Sequence[str]) -> list[
     return sorted(chosen.items())
 
 
-def write_mutant(folder: Path, number: int, mutation: Mutation) -> str:
-    """Write the reference with ``mutation`` applied as package ``kjoin_mutant_<number>``; its name."""
+def write_mutant(
+    folder: Path, number: int, mutation: Mutation, target: Target = TARGETS["spark-reference"]
+) -> str:
+    """Write ``target``'s package with ``mutation`` applied as package ``kjoin_mutant_<number>``; its name."""
     name = f"kjoin_mutant_{number:04d}"
-    target = folder / name
-    target.mkdir(parents=True)
-    for path in REFERENCE.glob("*.py"):
+    copy = folder / name
+    copy.mkdir(parents=True)
+    for path in target.folder.glob("*.py"):
         source = path.read_text(encoding="utf-8")
         if path.stem == mutation.module:
             source = source[: mutation.start] + mutation.replacement + source[mutation.end :]
-        (target / path.name).write_text(source.replace(PACKAGE, name), encoding="utf-8")
+        (copy / path.name).write_text(source.replace(target.package, name), encoding="utf-8")
     return name
 
 
@@ -357,9 +431,13 @@ def equivalents(section: str = "equivalent") -> dict[tuple[str, str, int], str]:
 
 
 def selected(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, points: list[tuple[int, Mutation]]
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    points: list[tuple[int, Mutation]],
+    recorded: dict[tuple[str, str, int], str] | None = None,
 ) -> list[tuple[int, Mutation]] | None:
-    """The numbered mutants ``--only`` and ``--sample`` select; None after ``--list`` printed them."""
+    """The numbered mutants ``--only`` and ``--sample`` (or ``--stratified``, which leaves out the
+    ``recorded`` equivalents) select; None after ``--list`` printed them."""
     try:
         eligible = only(points, args.only) if args.only else points
     except ValueError as error:
@@ -368,7 +446,58 @@ def selected(
         for number, mutation in eligible:
             print(f"{number:4d} {mutation.module}.py:{mutation.line} [{mutation.operator}] {mutation.change}")
         return None
+    if getattr(args, "stratified", None):
+        known = recorded or {}
+        real = [(n, m) for n, m in eligible if (m.module, m.change, m.line) not in known]
+        return stratified_sample(real, args.stratified, args.seed)
     return sorted(random.Random(args.seed).sample(eligible, args.sample)) if args.sample else eligible
+
+
+def stratified_sample(
+    points: Sequence[tuple[int, Mutation]], size: int, seed: int
+) -> list[tuple[int, Mutation]]:
+    """A random sample of ``size`` of ``points``, stratified by module: each module gets its proportional
+    share (largest remainders first, at least one while ``size`` allows), drawn at random within it."""
+    strata: dict[str, list[tuple[int, Mutation]]] = {}
+    for point in points:
+        strata.setdefault(point[1].module, []).append(point)
+    size = min(size, len(points))
+    exact = {module: size * len(mine) / len(points) for module, mine in strata.items()}
+    floor = 1 if size >= len(strata) else 0
+    shares = {module: max(int(share), floor) for module, share in exact.items()}
+    while sum(shares.values()) > size:  # the floor of one overshot: take from the most over its share
+        over = [module for module in sorted(shares) if shares[module] > floor]
+        shares[max(over, key=lambda module: shares[module] - exact[module])] -= 1
+    while sum(shares.values()) < size:  # largest remainders first
+        room = [module for module in sorted(shares) if shares[module] < len(strata[module])]
+        shares[max(room, key=lambda module: exact[module] - shares[module])] += 1
+    generator = random.Random(seed)
+    chosen = [
+        point for module in sorted(strata) for point in generator.sample(strata[module], shares[module])
+    ]
+    return sorted(chosen)
+
+
+def clopper_pearson_lower(killed: int, checked: int, confidence: float = 0.95) -> float:
+    """The exact one-sided Clopper-Pearson lower confidence bound on a kill rate seen as ``killed`` of
+    ``checked``: the rate p at which ``killed`` or more kills have probability ``1 - confidence``
+    (e.g. 29 of 29 at 95%: 0.05 ** (1 / 29) = 0.902)."""
+    if not 0 <= killed <= checked:
+        raise ValueError(f"{killed} killed of {checked} checked")
+    if killed == 0:
+        return 0.0
+    alpha = 1 - confidence
+
+    def at_least(p: float) -> float:
+        return sum(
+            math.comb(checked, k) * p**k * (1 - p) ** (checked - k) for k in range(killed, checked + 1)
+        )
+
+    low, high = 0.0, 1.0
+    for _ in range(200):  # at_least grows with p: bisect for at_least(p) == alpha
+        middle = (low + high) / 2
+        low, high = (middle, high) if at_least(middle) < alpha else (low, middle)
+    return low
 
 
 def _first_failure(outcomes: Sequence[Any]) -> str:
@@ -407,11 +536,18 @@ def _alone_failure(
 
 
 def _fuzz_failure(spark: SparkSession, candidate: Any, joins: Sequence[str]) -> str:
-    """The first failure ``kjoin fuzz`` (ci profile, every claimed era, no shrinking) finds in ``joins``."""
+    """The first failure ``kjoin fuzz`` (ci profile, every claimed era, no shrinking) finds in ``joins``,
+    one join kind at a time, stopping at the first that fails: the fuzzer checks its cases with one
+    candidate call per join kind, so these are the very calls ``kjoin fuzz`` makes, only those after a
+    failing one are left out (they cannot change a kill)."""
     from kjoin.conformance.differential.fuzz import fuzz
 
-    report = fuzz(candidate, lambda: spark, joins=list(joins), shrink_failures=0)  # type: ignore[arg-type]
-    return _first_failure(report.outcomes)
+    for join in joins:
+        report = fuzz(candidate, lambda: spark, joins=[join], shrink_failures=0)  # type: ignore[list-item]
+        failure = _first_failure(report.outcomes)
+        if failure:
+            return failure
+    return ""
 
 
 def run_mutants(
@@ -422,13 +558,12 @@ def run_mutants(
     fuzz_survivors: bool,
     catalogue: bool = True,
     fuzz_alone: bool = False,
+    target: Target = TARGETS["spark-reference"],
 ) -> Iterator[Result]:
-    """Check every mutant in ``chosen``, one result each: against the catalogue (and, with
+    """Check every mutant of ``target`` in ``chosen``, one result each: against the catalogue (and, with
     ``fuzz_survivors``, its survivors against the fuzzer) unless not ``catalogue``, and with ``fuzz_alone``
     against the fuzzer alone, independently of the catalogue."""
-    from kjoin.conformance.candidates.spark_reference import CLAIM
     from kjoin.conformance.catalogue import load_cases
-    from kjoin.conformance.harness.outcomes import HarnessRun
 
     cases = load_cases().cases
     by_join: dict[str, list[Any]] = {}
@@ -436,46 +571,91 @@ def run_mutants(
         if case.expected is not None or case.source.startswith("scenarios/golden"):
             by_join.setdefault(case.join, []).append(case)
     alone = _versioned_files(cases)
-    recorded = equivalents()
+    recorded = equivalents(target.section)
     for number, mutation in chosen:
         started = time.perf_counter()
-        package = write_mutant(folder, number, mutation)
-        candidate = MutantCandidate(f"mutant-{number:04d}", package, CLAIM)
-        joins = SERVES[mutation.module]
-        result = Result(mutation, number)
-        if catalogue:
+        package = write_mutant(folder, number, mutation, target)
+        candidate = target.candidate(f"mutant-{number:04d}", package)
+        joins = target.serves[mutation.module]
+        for pause in SYSTEM_PAUSES_S:
             try:
-                selected = [case for join in joins for case in by_join.get(join, [])]
-                outcomes = HarnessRun(candidate, lambda: spark, timeout=900).outcomes(selected)
-                failure = _first_failure(outcomes) or _alone_failure(spark, candidate, alone, joins)
-                if failure:
-                    result.killed_by, result.detail = "catalogue", failure
-                elif fuzz_survivors:
-                    failure = _fuzz_failure(spark, candidate, joins)
-                    if failure:
-                        result.killed_by, result.detail = "fuzz", failure
-            except Exception as error:  # a mutant that breaks the harness is killed: say how
-                result.killed_by, result.detail = "crash", f"{type(error).__name__}: {error}"[:200]
-        if fuzz_alone:
-            try:
-                result.fuzz_alone = _fuzz_failure(spark, candidate, joins)
-            except Exception as error:  # as above: a crash under the fuzzer is a kill
-                result.fuzz_alone = f"crash: {type(error).__name__}: {error}"[:200]
-        if result.killed_by is None and not result.killed_alone:
+                stages = {"fuzz_survivors": fuzz_survivors, "catalogue": catalogue, "fuzz_alone": fuzz_alone}
+                result = _check(spark, Result(mutation, number), candidate, joins, by_join, alone, **stages)
+                break
+            except SystemFailure as failure:  # the machine's fault, not the mutant's: no verdict from it
+                result = Result(mutation, number, undecided=str(failure)[:200])
+                if pause is not None:
+                    time.sleep(pause)
+        if result.undecided is None and result.killed_by is None and not result.killed_alone:
             result.equivalent = recorded.get((mutation.module, mutation.change, mutation.line))
         result.seconds = time.perf_counter() - started
         yield result
 
 
+SYSTEM_PAUSES_S: tuple[float | None, ...] = (60.0, 180.0, None)
+"""A mutant whose check fails for a system cause (``SystemFailure``: the harness retried its call already)
+is checked again after each pause, from the start; after the last try it is left undecided, out of the
+rates: an overloaded machine is no kill."""
+
+
+def _check(
+    spark: SparkSession,
+    result: Result,
+    candidate: Any,
+    joins: Sequence[str],
+    by_join: dict[str, list[Any]],
+    alone: dict[str, list[Any]],
+    *,
+    fuzz_survivors: bool,
+    catalogue: bool,
+    fuzz_alone: bool,
+) -> Result:
+    """``result`` with one mutant's verdicts (see ``run_mutants``); ``SystemFailure`` passes through."""
+    from kjoin.conformance.harness.outcomes import HarnessRun
+
+    if catalogue:
+        try:
+            selected = [case for join in joins for case in by_join.get(join, [])]
+            outcomes = HarnessRun(candidate, lambda: spark, timeout=900).outcomes(selected)
+            failure = _first_failure(outcomes) or _alone_failure(spark, candidate, alone, joins)
+            if failure:
+                result.killed_by, result.detail = "catalogue", failure
+            elif fuzz_survivors:
+                failure = _fuzz_failure(spark, candidate, joins)
+                if failure:
+                    result.killed_by, result.detail = "fuzz", failure
+        except SystemFailure:
+            raise
+        except Exception as error:  # a mutant that breaks the harness is killed: say how
+            result.killed_by, result.detail = "crash", f"{type(error).__name__}: {error}"[:200]
+    if fuzz_alone:
+        try:
+            result.fuzz_alone = _fuzz_failure(spark, candidate, joins)
+        except SystemFailure:
+            raise
+        except Exception as error:  # as above: a crash under the fuzzer is a kill
+            result.fuzz_alone = f"crash: {type(error).__name__}: {error}"[:200]
+    return result
+
+
 HEADERS = ["module", "mutants", "catalogue", "fuzz", "equivalent", "survived", "score"]
 
 
-def render(results: Sequence[Result], total_points: int, second: str = "fuzz", catalogue: bool = True) -> str:
+def render(
+    results: Sequence[Result],
+    total_points: int,
+    second: str = "fuzz",
+    catalogue: bool = True,
+    sample: str | None = None,
+) -> str:
     """The score per module and every survivor, as Markdown; ``second`` names the stage after the catalogue
     (the fuzzer here, the unit tests for the oracle's mutants). ``catalogue``: whether the catalogue stages
-    ran; results with a fuzzer-alone verdict add its kill rate beside the catalogue's."""
+    ran; results with a fuzzer-alone verdict add its kill rate beside the catalogue's. ``sample`` says how
+    the mutants were sampled, if they were: every rate then comes with its one-sided 95% lower bound."""
     from tabulate import tabulate
 
+    undecided = [r for r in results if r.undecided is not None]
+    results = [r for r in results if r.undecided is None]
     alone = any(r.fuzz_alone is not None for r in results)
     if catalogue:
         headers = [second if h == "fuzz" else h for h in HEADERS]
@@ -504,13 +684,18 @@ def render(results: Sequence[Result], total_points: int, second: str = "fuzz", c
     lines = [f"{len(results)} mutants checked of {total_points} mutation points" if results else "no mutants"]
     if catalogue and real:
         killed = sum(r.killed_by is not None for r in results)
-        lines[0] += f"; killed {killed} of {real} non-equivalent ({killed / real:.0%})"
+        bound = _bound(killed, real) if sample else ""
+        lines[0] += f"; killed {killed} of {real} non-equivalent ({killed / real:.0%}){bound}"
     if alone and real:
         killed = sum(r.killed_alone for r in results)
         lines[0] += (
             f"; the fuzzer alone (ci profile, no catalogue) killed {killed} of {real} non-equivalent "
-            f"({killed / real:.0%})"
+            f"({killed / real:.0%}){_bound(killed, real) if sample else ''}"
         )
+    if undecided:
+        lines[0] += f"; {len(undecided)} undecided (the system failed on every try), left out of the rates"
+    if sample is not None:
+        lines[0] = f"A sample, not every mutant: {sample}. " + lines[0]
     lines += ["", tabulate(rows, headers, tablefmt="github"), ""]
     if catalogue:
         survivors = [r for r in results if r.killed_by is None]
@@ -521,7 +706,15 @@ def render(results: Sequence[Result], total_points: int, second: str = "fuzz", c
         if survivors:
             lines += ["", "Survivors of the fuzzer alone:", ""] if catalogue else ["Survivors:", ""]
             lines += [_survivor(r) for r in survivors]
+    if undecided:
+        lines += ["", "Undecided (no verdict: the system failed):", ""]
+        lines += [f"{_survivor(r)}: {r.undecided}" for r in undecided]
     return "\n".join(lines) + "\n"
+
+
+def _bound(killed: int, checked: int) -> str:
+    """The one-sided 95% Clopper-Pearson lower bound on a kill rate, as the report gives it."""
+    return f", 95% lower bound {clopper_pearson_lower(killed, checked):.1%} (exact one-sided Clopper-Pearson)"
 
 
 def _survivor(r: Result) -> str:
@@ -535,6 +728,8 @@ def _survivor(r: Result) -> str:
 
 def _verdict(result: Result, catalogue: bool) -> str:
     """One mutant's verdict for the progress line."""
+    if result.undecided is not None:
+        return f"UNDECIDED ({result.undecided})"
     verdicts = []
     if catalogue:
         verdicts.append(f"killed by {result.killed_by}" if result.killed_by else "SURVIVED")
@@ -547,8 +742,17 @@ def _verdict(result: Result, catalogue: bool) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--modules", nargs="+", choices=sorted(SERVES), default=sorted(SERVES))
+    parser.add_argument("--candidate", choices=sorted(TARGETS), default="spark-reference")
+    every_module = sorted(set(SERVES) | set(STATEFUL_SERVES))
+    parser.add_argument("--modules", nargs="+", choices=every_module, help="default: all of the candidate's")
     parser.add_argument("--sample", type=int, help="check a random sample of this many mutants")
+    parser.add_argument(
+        "--stratified",
+        type=int,
+        metavar="N",
+        help="check a random sample of N non-equivalent mutants, stratified by module; the report gives "
+        "each kill rate with its one-sided 95%% Clopper-Pearson lower bound",
+    )
     parser.add_argument("--seed", type=int, default=20241124)
     parser.add_argument(
         "--only",
@@ -568,18 +772,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --fuzz-alone: also run the catalogue, independently, and report both kill rates",
     )
     parser.add_argument("--list", action="store_true", help="list the mutation points and stop")
-    parser.add_argument("--markdown", type=Path, help="also write the report here")
+    parser.add_argument(
+        "--markdown", type=Path, help="also write the report here (rewritten after each mutant)"
+    )
     parser.add_argument("--spark-master", default=os.environ.get("KJOIN_SPARK_MASTER", "local[2]"))
     args = parser.parse_args(argv)
+    target = TARGETS[args.candidate]
+    modules = args.modules or sorted(target.serves)
+    if unknown := sorted(set(modules) - set(target.serves)):
+        parser.error(
+            f"--modules: {', '.join(unknown)} not among {args.candidate}'s {', '.join(sorted(target.serves))}"
+        )
     if args.with_catalogue and not args.fuzz_alone:
         parser.error("--with-catalogue goes with --fuzz-alone")
     if args.fuzz and args.fuzz_alone and not args.with_catalogue:
         parser.error("--fuzz fuzzes the catalogue's survivors: with --fuzz-alone it needs --with-catalogue")
+    if args.sample and args.stratified:
+        parser.error("--sample and --stratified are two ways to sample: choose one")
     catalogue = args.with_catalogue or not args.fuzz_alone
-    points = list(enumerate(mutations(args.modules), start=1))
-    chosen = selected(parser, args, points)
+    points = list(enumerate(mutations(modules, target.folder, target.python_logic), start=1))
+    recorded = equivalents(target.section)
+    chosen = selected(parser, args, points, recorded)
     if chosen is None:
         return 0
+    sample = _sample_note(args, points, recorded, len(chosen))
     folder = Path(tempfile.mkdtemp(prefix="kjoin-mutants-"))
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
     sys.path.insert(0, str(folder))
@@ -589,7 +805,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[Result] = []
     try:
         mutants = run_mutants(
-            spark, chosen, folder, fuzz_survivors=args.fuzz, catalogue=catalogue, fuzz_alone=args.fuzz_alone
+            spark,
+            chosen,
+            folder,
+            fuzz_survivors=args.fuzz,
+            catalogue=catalogue,
+            fuzz_alone=args.fuzz_alone,
+            target=target,
         )
         for result in mutants:
             results.append(result)
@@ -597,13 +819,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"[{len(results)}/{len(chosen)}] mutant-{result.number:04d} {result.mutation.module}.py:"
                   f"{result.mutation.line} {result.mutation.change}: {verdict} {result.detail} "
                   f"({result.seconds:.0f} s)", file=sys.stderr, flush=True)  # fmt: skip
+            if args.markdown is not None:  # a run cut short still leaves the mutants it finished
+                args.markdown.write_text(render(results, len(points), catalogue=catalogue, sample=sample))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    report = render(results, len(points), catalogue=catalogue)
+    report = render(results, len(points), catalogue=catalogue, sample=sample)
     print(report)
     if args.markdown is not None:
         args.markdown.write_text(report, encoding="utf-8")
     return 0
+
+
+def _sample_note(
+    args: argparse.Namespace,
+    points: Sequence[tuple[int, Mutation]],
+    recorded: dict[tuple[str, str, int], str],
+    size: int,
+) -> str | None:
+    """How the mutants were sampled, for the report; None when every selected mutant was checked."""
+    if args.stratified:
+        real = sum((m.module, m.change, m.line) not in recorded for _, m in points)
+        return (
+            f"{args.candidate}, a random sample of {size} of its {real} non-equivalent mutants stratified "
+            f"by module (seed {args.seed})"
+        )
+    if args.sample:
+        return f"{args.candidate}, a random sample of {size} of its {len(points)} mutants (seed {args.seed})"
+    return None
 
 
 if __name__ == "__main__":

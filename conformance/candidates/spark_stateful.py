@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.protocol import Claim, DeclaredDifference
@@ -27,6 +28,9 @@ __all__ = ["CLAIM", "STEPS_PER_BATCH", "SparkStateful", "candidate"]
 
 ERAS = one_release_per_era(since="3.1")
 """One release per era of ``oracle.behaviour`` from 3.1 (spurious-free joins) to the newest."""
+
+PACKAGE = "kjoin.conformance.candidates.stateful"
+"""The port's own modules (see ``SparkStateful.package``)."""
 
 STEPS_PER_BATCH = 8
 """Processing steps per micro-batch: inputs longer than this span micro-batches (state carried over), the
@@ -54,6 +58,9 @@ class SparkStateful:
     micro_batch_plan: Mapping[str, tuple[int, ...]] = field(default_factory=dict, compare=False)
     """Scenario ids fed their own micro-batches: the record indices that begin one (``with_micro_batches``;
     docs/streaming.md#micro-batch-splits); the others get ``steps_per_batch`` steps per micro-batch."""
+    package: str = PACKAGE
+    """The package holding the port's modules (``query``, ``processor``, ...): another copy of it, e.g. one
+    with a mutation (tools/mutation.py --candidate spark-stateful), runs as this candidate."""
 
     def with_micro_batches(self, plan: Mapping[str, tuple[int, ...]]) -> SparkStateful:
         """The same candidate feeding each scenario id of ``plan`` its own micro-batches."""
@@ -61,23 +68,24 @@ class SparkStateful:
 
     def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
         """Feed every scenario to one streaming query per join kind; OUTPUT_SCHEMA + ``idx`` + ``seq``."""
-        from kjoin.conformance.candidates.stateful.processor import OUTPUT_DDL
-        from kjoin.conformance.candidates.stateful.query import SPEC_COLUMNS, run_join_query
         from kjoin.conformance.streaming.feed import STEP_COLUMNS
+
+        query = import_module(f"{self.package}.query")
+        output_ddl: str = import_module(f"{self.package}.processor").OUTPUT_DDL
 
         spec_rows = {row.scenario_id: row for row in specs.collect()}
         by_join: dict[str, list[tuple[Any, ...]]] = {}
         for row in inputs.select(*STEP_COLUMNS).collect():
             spec = spec_rows[row.scenario_id]
-            by_join.setdefault(spec.join, []).append((*row, *(spec[c] for c in SPEC_COLUMNS)))
+            by_join.setdefault(spec.join, []).append((*row, *(spec[c] for c in query.SPEC_COLUMNS)))
         answer: list[tuple[Any, ...]] = []
         for join, rows in sorted(by_join.items()):
             answer.extend(
-                run_join_query(
+                query.run_join_query(
                     spark, join, rows, steps_per_batch=self.steps_per_batch, plan=self.micro_batch_plan
                 )
             )
-        return spark.createDataFrame(answer, OUTPUT_DDL)
+        return spark.createDataFrame(answer, output_ddl)
 
 
 candidate = SparkStateful()

@@ -457,7 +457,9 @@ def stratified_sample(
     points: Sequence[tuple[int, Mutation]], size: int, seed: int
 ) -> list[tuple[int, Mutation]]:
     """A random sample of ``size`` of ``points``, stratified by module: each module gets its proportional
-    share (largest remainders first, at least one while ``size`` allows), drawn at random within it."""
+    share (largest remainders first, at least one while ``size`` allows), drawn at random within it. In
+    rounds, one mutant of each module per round (modules in a random order): a run cut short has checked
+    a sample still spread over the modules, not the first modules only."""
     strata: dict[str, list[tuple[int, Mutation]]] = {}
     for point in points:
         strata.setdefault(point[1].module, []).append(point)
@@ -472,10 +474,11 @@ def stratified_sample(
         room = [module for module in sorted(shares) if shares[module] < len(strata[module])]
         shares[max(room, key=lambda module: exact[module] - shares[module])] += 1
     generator = random.Random(seed)
-    chosen = [
-        point for module in sorted(strata) for point in generator.sample(strata[module], shares[module])
-    ]
-    return sorted(chosen)
+    drawn = {module: generator.sample(strata[module], shares[module]) for module in sorted(strata)}
+    rounds = sorted(drawn)
+    generator.shuffle(rounds)
+    most = max(shares.values(), default=0)
+    return [drawn[module][i] for i in range(most) for module in rounds if i < len(drawn[module])]
 
 
 def clopper_pearson_lower(killed: int, checked: int, confidence: float = 0.95) -> float:

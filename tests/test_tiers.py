@@ -45,6 +45,7 @@ SYSTEM_FILES = {
     "tests/test_scale_cluster.py",
     "tests/test_spark_reference_catalogue.py",
     "tests/test_spark_stateful.py",
+    "tests/test_stateful_record_caches.py",
     "tests/test_streaming_adapter.py",
     "tests/test_streaming_example_loaded.py",
 }

@@ -301,3 +301,128 @@ def test_a_system_failure_is_tried_again_and_then_left_undecided_never_a_kill(
     report = tool.render(results, 31, catalogue=False)
     assert "killed 1 of 1 non-equivalent (100%); 1 undecided (the system failed on every try)" in report
     assert "mutant-0002" in report.split("Undecided (no verdict: the system failed):")[1]
+
+
+# --- named mutants and kill thickness (issue 23: thin kills made thick) ---
+
+
+def _named() -> ModuleType:
+    _tool()  # puts tools/ on sys.path
+    import mutation_named
+
+    return mutation_named
+
+
+def test_every_named_mutant_applies_to_the_reference_and_still_compiles() -> None:
+    tool = _tool()
+    points = tool.named_points(None, [])
+    assert len(points) == len(_named().load(tool.REFERENCE)) >= 4
+    for number, mutation in points:
+        source = (tool.REFERENCE / f"{mutation.module}.py").read_text(encoding="utf-8")
+        mutated = source[: mutation.start] + mutation.replacement + source[mutation.end :]
+        assert mutated != source and mutation.original == source[mutation.start : mutation.end]
+        compile(mutated, f"{mutation.name}.py", "exec")  # a mutant that does not parse would be a crash
+        assert number >= 9001 and mutation.change == mutation.name
+        assert set(mutation.joins) <= set(tool.SERVES[mutation.module]) and mutation.joins
+
+
+def test_a_named_mutant_with_two_hunks_is_one_replacement_spanning_both(tmp_path: Path) -> None:
+    (tmp_path / "mod.py").write_text("a = 1\nb = 2\nc = 3\n", encoding="utf-8")
+    (tmp_path / "named.toml").write_text(
+        '[[named]]\nname = "two"\nmodule = "mod"\nmistake = "m"\njoins = ["fk"]\n'
+        '[[named.replace]]\nfind = "a = 1"\nwith = "a = 0"\n'
+        '[[named.replace]]\nfind = "c = 3"\nwith = "c = 4"\n',
+        encoding="utf-8",
+    )
+    (mutant,) = _named().load(tmp_path, tmp_path / "named.toml", {"mod": ("fk", "tt")})
+    assert (mutant.line, mutant.original) == (1, "a = 1\nb = 2\nc = 3")
+    assert mutant.replacement == "a = 0\nb = 2\nc = 4"
+    assert mutant.joins == ("fk",)
+
+
+@pytest.mark.parametrize(
+    ("hunk", "message"),
+    [
+        ('find = "x = 9"\nwith = "x = 1"', "named mutant 'bad', hunk 1: 'find' occurs 0 times in mod.py"),
+        ('find = " = "\nwith = "="', "named mutant 'bad', hunk 1: 'find' occurs 2 times in mod.py"),
+        ('find = "a = 1"', "named mutant 'bad', hunk 1: field 'with' must be a string"),
+    ],
+    ids=["moved", "ambiguous", "no-with"],
+)
+def test_a_named_mutant_that_no_longer_applies_is_an_error_naming_it(
+    tmp_path: Path, hunk: str, message: str
+) -> None:
+    (tmp_path / "mod.py").write_text("a = 1\nb = 2\n", encoding="utf-8")
+    (tmp_path / "named.toml").write_text(
+        f'[[named]]\nname = "bad"\nmodule = "mod"\nmistake = "m"\n[[named.replace]]\n{hunk}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="named.toml: " + message):
+        _named().load(tmp_path, tmp_path / "named.toml")
+
+
+def test_unknown_names_and_contradicting_flags_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    for flags in (
+        ["--named", "no-such-mutant"],
+        ["--named", "--only", "table_table:61"],
+        ["--thickness", "--fuzz-alone"],
+        ["--named", "--scenarios", "scenarios/no-such-folder"],
+        ["--named", "--candidate", "spark-stateful"],
+        ["--named", "--stratified", "3"],
+    ):
+        with pytest.raises(SystemExit) as raised:
+            _tool().main(flags)
+        assert raised.value.code == 2
+    err = capsys.readouterr().err
+    assert "no such named mutant no-such-mutant" in err
+    assert "no such file or folder scenarios/no-such-folder" in err
+
+
+class _Case:
+    def __init__(self, source: str, scenario: str) -> None:
+        self.source, self.scenario = source, scenario
+
+
+class _Outcome:
+    def __init__(self, source: str, scenario: str, status: str) -> None:
+        self.case, self.status = _Case(source, scenario), status
+
+
+def test_killing_files_collects_every_failing_file_with_its_scenarios() -> None:
+    outcomes = [
+        _Outcome("scenarios/fk/a.toml", "fk-a", "fail"),
+        _Outcome("scenarios/fk/a.toml", "fk-a", "fail"),  # another era of the same scenario
+        _Outcome("scenarios/golden/3.9.jsonl", "g-1", "error"),
+        _Outcome("scenarios/golden/3.9.jsonl", "g-2", "fail"),
+        _Outcome("scenarios/fk/b.toml", "fk-b", "pass"),
+        _Outcome("scenarios/fk/c.toml", "fk-c", "declared"),
+    ]
+    assert _named().killing_files(outcomes) == {
+        "scenarios/fk/a.toml": {"fk-a"},
+        "scenarios/golden/3.9.jsonl": {"g-1", "g-2"},
+    }
+
+
+def test_the_thickness_section_lists_named_mutants_and_the_thin_operator_kills() -> None:
+    tool = _tool()
+    (_, named), (_, other) = tool.named_points(None, [])[:2]
+    operators = tool.mutations(["table_table"])[:3]
+    results = [
+        tool.Result(named, 9001, killed_by="catalogue", kill_files={"scenarios/fk/a.toml": {"fk-a"}}),
+        tool.Result(
+            other,
+            9002,
+            killed_by="catalogue",
+            kill_files={"scenarios/fk/a.toml": {"fk-a"}, "scenarios/golden/3.9.jsonl": {"g-1", "g-2"}},
+        ),
+        tool.Result(operators[0], 1, killed_by="catalogue", kill_files={"scenarios/tt/x.toml": {"x"}}),
+        tool.Result(operators[1], 2, killed_by="catalogue", kill_files={"a.toml": {"a"}, "b.toml": {"b"}}),
+        tool.Result(operators[2], 3, killed_by=None, kill_files={}, equivalent="the reason"),
+    ]
+    section = tool.render(results, 5).split("## Kill thickness")[1]
+    rows = {line.split("|")[1].strip(): line for line in section.splitlines() if line.startswith("| ")}
+    assert "| 1 (thin) | 1 | `fk/a.toml` (1) |" in rows[named.name]
+    assert "| 2 | 3 | `fk/a.toml` (1), `golden/3.9.jsonl` (2) |" in rows[other.name]
+    assert "1 of 3 operator mutants are killed by exactly one file:" in section
+    assert f"mutant-0001 table_table.py:{operators[0].line}" in section and "`tt/x.toml`" in section
+    assert "mutant-0002" not in section and "mutant-0003" not in section

@@ -4,6 +4,7 @@ mistakes are caught?
     python tools/mutation.py [--candidate spark-reference|spark-stateful] [--modules stream_stream ...]
                              [--sample N | --stratified N] [--seed S]
                              [--only MODULE:LINE[:CHANGE] ...] [--fuzz] [--fuzz-alone [--with-catalogue]]
+                             [--named [NAME ...]] [--thickness] [--scenarios PATH ...]
                              [--list] [--markdown FILE] [--spark-master URL]
 
 Each mutant is one small change of one module of ``conformance/candidates/reference`` (or, with
@@ -38,6 +39,13 @@ both kill rates side by side. Recorded equivalents count as equivalent for both.
 kind at a time and stops at the first that fails: the same candidate calls ``kjoin fuzz`` makes (one per
 join kind), less those after a kill.
 
+``--named`` runs the hand-written mutants of spark-reference in ``tools/mutation-named.toml`` instead
+(realistic mistakes the operators cannot write, issue 23; ``tools/mutation_named.py``), numbered from
+``mutant-9001``. Their kill thickness is always measured; ``--thickness`` measures it for the operators'
+mutants too: how many catalogue files kill each mutant (the catalogue stages do not stop at the first
+kill), reported in a "Kill thickness" section, where a kill by one file alone is thin. ``--scenarios PATH
+...`` judges by those catalogue files only, e.g. to show that new scenarios kill a mutant.
+
 ``--stratified N`` checks a random sample of N of the non-equivalent mutants, stratified by module (each
 module its proportional share, at least one), and the report gives every kill rate with its exact one-sided
 95% Clopper-Pearson lower bound (29 of 29 killed: 90.2%): a full run of the fuzzer alone takes hours.
@@ -70,6 +78,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kjoin.conformance.harness.system_failures import SystemFailure
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mutation_named  # tools/ is not a package: found through the path above
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -170,10 +181,16 @@ class Mutation:
     end: int
     original: str
     replacement: str
+    name: str = ""
+    """A named mutant's name (``tools/mutation-named.toml``); empty for the operators' mutants."""
+    joins: tuple[str, ...] = ()
+    """The join kinds whose cases judge it; empty: every kind its module serves."""
 
     @property
     def change(self) -> str:
-        """``original -> replacement`` on one line (long originals shortened)."""
+        """``original -> replacement`` on one line (long originals shortened); a named mutant's name."""
+        if self.name:
+            return self.name
         original = " ".join(self.original.split())
         if len(original) > 60:
             original = original[:57] + "..."
@@ -192,6 +209,8 @@ class Result:
     """With ``--fuzz-alone``: the fuzzer's first failure (``""`` if it found none); None if not run."""
     undecided: str | None = None
     """Why no verdict could be had (the system failed on every try: ``SYSTEM_PAUSES_S``); None if decided."""
+    kill_files: dict[str, set[str]] | None = None
+    """With ``--thickness``: every catalogue file that kills the mutant, with its failing scenarios."""
 
     @property
     def killed_alone(self) -> bool:
@@ -538,6 +557,38 @@ def _alone_failure(
     return ""
 
 
+PATH_CHOICE = "versioned"
+"""The module of spark-reference's one batch-dependent decision (``with_latest_flag``'s fast path for
+batches without versioned tables). Every other rule partitions by ``scenario_id``, so a mutant elsewhere
+gets the same verdict for a file in the catalogue's batch as for the file alone."""
+
+
+def _kill_files(
+    spark: SparkSession,
+    result: Result,
+    candidate: Any,
+    joins: Sequence[str],
+    outcomes: Sequence[Any],
+    alone: dict[str, list[Any]],
+    expected: dict[str, Any],
+) -> dict[str, set[str]]:
+    """Every file that kills the mutant: failing in the catalogue's batch (``outcomes``) or, for a mutant
+    of ``PATH_CHOICE``, as a batch of its own (the other files of ``alone``). ``expected``: the oracle's
+    outputs per case id, shared by every run."""
+    from kjoin.conformance.harness.outcomes import HarnessRun
+
+    found = mutation_named.killing_files(outcomes)
+    if result.mutation.module != PATH_CHOICE:
+        return found
+    for source, mine in sorted(alone.items()):
+        selected = [case for case in mine if case.join in joins]
+        if selected and source not in found:
+            run = HarnessRun(candidate, lambda: spark, timeout=900, _expected=expected)
+            for killing, scenarios in mutation_named.killing_files(run.outcomes(selected)).items():
+                found.setdefault(killing, set()).update(scenarios)
+    return found
+
+
 def _fuzz_failure(spark: SparkSession, candidate: Any, joins: Sequence[str]) -> str:
     """The first failure ``kjoin fuzz`` (ci profile, every claimed era, no shrinking) finds in ``joins``,
     one join kind at a time, stopping at the first that fails: the fuzzer checks its cases with one
@@ -562,27 +613,33 @@ def run_mutants(
     catalogue: bool = True,
     fuzz_alone: bool = False,
     target: Target = TARGETS["spark-reference"],
+    thickness: bool = False,
+    scenarios: Sequence[Path] = (),
 ) -> Iterator[Result]:
     """Check every mutant of ``target`` in ``chosen``, one result each: against the catalogue (and, with
     ``fuzz_survivors``, its survivors against the fuzzer) unless not ``catalogue``, and with ``fuzz_alone``
-    against the fuzzer alone, independently of the catalogue."""
+    against the fuzzer alone, independently of the catalogue. With ``thickness`` the catalogue stages do not
+    stop at the first kill: every file that kills the mutant is recorded (``Result.kill_files``).
+    ``scenarios``: the catalogue files (or folders) that judge, default the whole catalogue."""
     from kjoin.conformance.catalogue import load_cases
 
-    cases = load_cases().cases
+    cases = load_cases(list(scenarios) or None).cases
     by_join: dict[str, list[Any]] = {}
     for case in cases:
         if case.expected is not None or case.source.startswith("scenarios/golden"):
             by_join.setdefault(case.join, []).append(case)
     alone = _versioned_files(cases)
     recorded = equivalents(target.section)
+    expected: dict[str, Any] = {}  # the oracle's outputs per case id: the same for every mutant
     for number, mutation in chosen:
         started = time.perf_counter()
         package = write_mutant(folder, number, mutation, target)
         candidate = target.candidate(f"mutant-{number:04d}", package)
-        joins = target.serves[mutation.module]
+        joins = mutation.joins or target.serves[mutation.module]
         for pause in SYSTEM_PAUSES_S:
             try:
                 stages = {"fuzz_survivors": fuzz_survivors, "catalogue": catalogue, "fuzz_alone": fuzz_alone}
+                stages |= {"thickness": thickness, "expected": expected}
                 result = _check(spark, Result(mutation, number), candidate, joins, by_join, alone, **stages)
                 break
             except SystemFailure as failure:  # the machine's fault, not the mutant's: no verdict from it
@@ -612,6 +669,8 @@ def _check(
     fuzz_survivors: bool,
     catalogue: bool,
     fuzz_alone: bool,
+    thickness: bool = False,
+    expected: dict[str, Any] | None = None,
 ) -> Result:
     """``result`` with one mutant's verdicts (see ``run_mutants``); ``SystemFailure`` passes through."""
     from kjoin.conformance.harness.outcomes import HarnessRun
@@ -619,8 +678,14 @@ def _check(
     if catalogue:
         try:
             selected = [case for join in joins for case in by_join.get(join, [])]
-            outcomes = HarnessRun(candidate, lambda: spark, timeout=900).outcomes(selected)
-            failure = _first_failure(outcomes) or _alone_failure(spark, candidate, alone, joins)
+            shared = {} if expected is None else expected
+            outcomes = HarnessRun(candidate, lambda: spark, timeout=900, _expected=shared).outcomes(selected)
+            if thickness:
+                result.kill_files = _kill_files(spark, result, candidate, joins, outcomes, alone, shared)
+                first = sorted(result.kill_files)[:1]
+                failure = _first_failure(outcomes) or (f"(its file {first[0]} alone)" if first else "")
+            else:
+                failure = _first_failure(outcomes) or _alone_failure(spark, candidate, alone, joins)
             if failure:
                 result.killed_by, result.detail = "catalogue", failure
             elif fuzz_survivors:
@@ -712,6 +777,8 @@ def render(
     if undecided:
         lines += ["", "Undecided (no verdict: the system failed):", ""]
         lines += [f"{_survivor(r)}: {r.undecided}" for r in undecided]
+    thickness = mutation_named.render(results)
+    lines += ["", thickness] if thickness else []
     return "\n".join(lines) + "\n"
 
 
@@ -741,6 +808,23 @@ def _verdict(result: Result, catalogue: bool) -> str:
             f"fuzzer alone: {result.fuzz_alone}" if result.killed_alone else "fuzzer alone: SURVIVED"
         )
     return "; ".join(verdicts)
+
+
+def named_points(parser: argparse.ArgumentParser, wanted: Sequence[str]) -> list[tuple[int, Mutation]]:
+    """The named mutants ``wanted`` (all when empty) as numbered mutations (from ``mutant-9001``)."""
+    try:
+        every = mutation_named.load(REFERENCE, serves=SERVES)
+        mine = mutation_named.chosen(every, wanted)
+    except ValueError as error:
+        parser.error(str(error))
+    numbers = {mutant.name: n for n, mutant in enumerate(every, start=mutation_named.FIRST_NUMBER)}
+    return [
+        (
+            numbers[m.name],
+            Mutation(m.module, "named", m.line, m.start, m.end, m.original, m.replacement, m.name, m.joins),
+        )
+        for m in mine
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -774,6 +858,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="with --fuzz-alone: also run the catalogue, independently, and report both kill rates",
     )
+    parser.add_argument(
+        "--named",
+        nargs="*",
+        metavar="NAME",
+        help="run spark-reference's hand-written mutants (tools/mutation-named.toml; all, or these), "
+        "with --thickness",
+    )
+    parser.add_argument(
+        "--thickness",
+        action="store_true",
+        help="count every catalogue file that kills each mutant (kill thickness), not stopping at the first",
+    )
+    parser.add_argument(
+        "--scenarios",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="PATH",
+        help="judge by these catalogue files or folders only (default: the whole catalogue), e.g. new ones",
+    )
     parser.add_argument("--list", action="store_true", help="list the mutation points and stop")
     parser.add_argument(
         "--markdown", type=Path, help="also write the report here (rewritten after each mutant)"
@@ -793,7 +897,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.sample and args.stratified:
         parser.error("--sample and --stratified are two ways to sample: choose one")
     catalogue = args.with_catalogue or not args.fuzz_alone
-    points = list(enumerate(mutations(modules, target.folder, target.python_logic), start=1))
+    if args.named is not None:
+        if args.only or args.sample or args.stratified or args.candidate != "spark-reference":
+            parser.error("--named runs spark-reference's named mutants: no --only, --sample, --stratified")
+        args.thickness = True
+        points = named_points(parser, args.named)
+    else:
+        points = list(enumerate(mutations(modules, target.folder, target.python_logic), start=1))
+    missing = [str(path) for path in args.scenarios if not path.exists()]
+    if missing:
+        parser.error(f"--scenarios: no such file or folder {', '.join(missing)}")
+    if args.thickness and not catalogue:
+        parser.error("--thickness counts catalogue files: it needs the catalogue (not --fuzz-alone alone)")
     recorded = equivalents(target.section)
     chosen = selected(parser, args, points, recorded)
     if chosen is None:
@@ -815,6 +930,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             catalogue=catalogue,
             fuzz_alone=args.fuzz_alone,
             target=target,
+            thickness=args.thickness,
+            scenarios=args.scenarios,
         )
         for result in mutants:
             results.append(result)

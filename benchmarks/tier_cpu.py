@@ -1,6 +1,6 @@
 """Benchmark: wall time and CPU of the README's test command, CPU summed over the whole process tree.
 
-    python -m benchmarks.tier_cpu [--target 300] [-- PYTEST ARGUMENTS]
+    python -m benchmarks.tier_cpu [--target 300] [--per-file [--top N]] [-- PYTEST ARGUMENTS]
 
 Runs ``pytest tests -n 2 --dist loadgroup`` (the default tier; arguments after ``--`` replace
 ``tests -n 2 --dist loadgroup``) as a child process from the project's root and prints its wall time and
@@ -18,22 +18,31 @@ Not counted: work done outside the process tree (a service the tests reach over 
 started through a daemon such as Docker's). CPU seconds depend less on load than wall time, not at all
 (caches, hyper-threads); numbers come from one run, never a timed assertion (docs/testing.md).
 Exit status: pytest's when it fails, else 0 within the target and 1 over it.
+
+``--per-file`` loads the plugin ``benchmarks.cpu_per_test`` into pytest and its workers and prints where the
+CPU went: a table of the test files, each with its tests' CPU summed over the worker's process tree (its
+SparkSession's and Kafka drivers' JVMs included), then the ``--top`` most expensive tests, then what the
+workers spent outside any test (start-up, collection) and what no worker accounts for (pytest's controller,
+orphans). ``--per-file-json FILE`` also writes every test's figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import json
 import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_TIER", "TARGET_CPU_S", "TreeUsage", "main", "measure"]
+__all__ = ["DEFAULT_TIER", "TARGET_CPU_S", "Attribution", "TreeUsage", "main", "measure"]
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TIER = ("tests", "-n", "2", "--dist", "loadgroup")
@@ -126,12 +135,14 @@ def _reap_orphans(linger: float) -> tuple[tuple[str, ...], float]:
         time.sleep(0.2)
 
 
-def measure(command: Sequence[str], *, linger: float = 30.0) -> TreeUsage:
+def measure(
+    command: Sequence[str], *, linger: float = 30.0, env: Mapping[str, str] | None = None
+) -> TreeUsage:
     """Run ``command`` from the project's root and measure it with every process it started."""
     subreaper = _become_subreaper()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    returncode = subprocess.run(list(command), cwd=ROOT, check=False).returncode
+    returncode = subprocess.run(list(command), cwd=ROOT, check=False, env=env).returncode
     wall = time.perf_counter() - started
     lingering, lingering_cpu = _reap_orphans(linger) if subreaper else ((), 0.0)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -145,6 +156,62 @@ def measure(command: Sequence[str], *, linger: float = 30.0) -> TreeUsage:
         lingering_cpu_s=lingering_cpu,
         subreaper=subreaper,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """The per-test figures of ``benchmarks.cpu_per_test``, read back from its folder."""
+
+    tests: tuple[tuple[str, str, float, float], ...]
+    """(file, node id, CPU seconds of the tree, wall seconds) per test."""
+    outside_tests_s: float
+    """CPU the recording processes' trees spent outside any test (start-up, collection, plugin teardown)."""
+    sampling_s: float
+    """CPU the plugin spent reading ``/proc`` (part of the figures above)."""
+
+    @classmethod
+    def read(cls, folder: Path) -> Attribution:
+        tests: list[tuple[str, str, float, float]] = []
+        outside = sampling = 0.0
+        for path in sorted(folder.glob("*.jsonl")):
+            mine = 0.0
+            for line in path.read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                if "nodeid" in record:
+                    tests.append((record["file"], record["nodeid"], record["cpu_s"], record["wall_s"]))
+                    mine += record["cpu_s"]
+                else:
+                    outside += record["session_end_cpu_s"] - mine
+                    sampling += record["sampling_s"]
+        return cls(tuple(tests), outside, sampling)
+
+    def table(self, total_cpu_s: float, top: int) -> list[str]:
+        """The files by CPU, the ``top`` tests by CPU, and what lies outside the tests."""
+        files: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+        for file, _, cpu, wall in self.tests:
+            entry = files[file]
+            entry[0] += 1
+            entry[1] += cpu
+            entry[2] += wall
+        attributed = sum(cpu for _, _, cpu, _ in self.tests)
+        lines = ["", f"{'CPU-s':>8} {'share':>6} {'tests':>6} {'wall-s':>8}  file (process tree per test)"]
+        for file, (count, cpu, wall) in sorted(files.items(), key=lambda kv: -kv[1][1]):
+            lines.append(f"{cpu:8.1f} {cpu / total_cpu_s:6.1%} {count:6d} {wall:8.1f}  {file}")
+        lines.append(
+            f"{attributed:8.1f} {attributed / total_cpu_s:6.1%} {len(self.tests):6d} {'':8}  all tests"
+        )
+        lines += ["", f"{'CPU-s':>8} {'wall-s':>8}  the {top} most expensive tests"]
+        for _, nodeid, cpu, wall in sorted(self.tests, key=lambda t: -t[2])[:top]:
+            lines.append(f"{cpu:8.1f} {wall:8.1f}  {nodeid}")
+        rest = total_cpu_s - attributed - self.outside_tests_s
+        lines += [
+            "",
+            f"outside the tests, in the workers' trees (start-up, collection): "
+            f"{self.outside_tests_s:.1f} CPU-s",
+            f"not in any worker's tree (pytest's controller, orphans): {rest:.1f} CPU-s",
+            f"the plugin's own sampling of /proc (included above): {self.sampling_s:.1f} CPU-s",
+        ]
+        return lines
 
 
 def _pytest() -> list[str]:
@@ -161,10 +228,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--target", type=float, default=TARGET_CPU_S, metavar="CPU_S")
     parser.add_argument("--linger", type=float, default=30.0, metavar="S", help="wait for orphans (30)")
+    parser.add_argument(
+        "--per-file", action="store_true", help="print the CPU of each test file and of the costliest tests"
+    )
+    parser.add_argument("--top", type=int, default=40, metavar="N", help="tests listed by --per-file (40)")
+    parser.add_argument("--per-file-json", type=Path, metavar="FILE", help="write every test's figures")
     parser.add_argument("pytest_args", nargs="*", metavar="PYTEST_ARGUMENTS", help="after --")
     args = parser.parse_args(argv)
     command = [*_pytest(), *(args.pytest_args or DEFAULT_TIER)]
-    usage = measure(command, linger=args.linger)
+    with tempfile.TemporaryDirectory(prefix="kjoin-test-cpu-") as folder:
+        env = None
+        if args.per_file or args.per_file_json:
+            from benchmarks.cpu_per_test import DIR_ENV
+
+            command[len(_pytest()) : len(_pytest())] = ["-p", "benchmarks.cpu_per_test"]
+            path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+            env = {**os.environ, DIR_ENV: folder, "PYTHONPATH": path}
+        usage = measure(command, linger=args.linger, env=env)
+        attribution = Attribution.read(Path(folder)) if env is not None else None
     load = os.getloadavg()[0]
     shown = " ".join(("pytest", *(args.pytest_args or DEFAULT_TIER)))
     verdict = "within" if usage.cpu_s <= args.target else "OVER"
@@ -181,6 +262,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         lines.append("caveat: not a child subreaper here, so orphaned descendants' CPU is not counted")
     for process in usage.lingering:
         lines.append(f"still running {args.linger:.0f} s after pytest (CPU so far added): {process}")
+    if attribution is not None:
+        if args.per_file:
+            lines += attribution.table(usage.cpu_s, args.top)
+        if args.per_file_json:
+            rows = [
+                dict(zip(("file", "nodeid", "cpu_s", "wall_s"), t, strict=True)) for t in attribution.tests
+            ]
+            args.per_file_json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     sys.stdout.write("\n".join(lines) + "\n")
     if usage.returncode != 0:
         return usage.returncode

@@ -133,11 +133,16 @@ class CachedTable:
         return len(key.encode()) if isinstance(key, str) else 8
 
     def snapshot(self) -> dict[str, object]:
-        """The store below and the dirty entries ``[key, value, ts]``, in flush order."""
-        entries = self._cache.entries
+        """The store below, the dirty entries ``[key, value, ts]`` in flush order, and how many entries the
+        cache has evicted so far (``evicted``), the dirty ones among them (``evicted_dirty``, each flushed the
+        store early, spec PR-9)."""
+        cache = self._cache
+        entries = cache.entries
         return {
             "store": self.store.snapshot(),
-            "dirty": [[key, entries[key].value, entries[key].ts] for key in self._cache.dirty],
+            "dirty": [[key, entries[key].value, entries[key].ts] for key in cache.dirty],
+            "evicted": cache.evicted,
+            "evicted_dirty": cache.evicted_dirty,
         }
 
 

@@ -58,15 +58,18 @@ Listener = Callable[[list[tuple[Key, Entry]]], None]
 
 class NamedCache:
     """The cache of one store (``NamedCache``): ``entries`` least recently used first, ``dirty`` in the order
-    the keys were last written, ``size`` the bytes its entries count."""
+    the keys were last written, ``size`` the bytes its entries count; ``evicted`` and ``evicted_dirty``
+    count the entries it has evicted so far, and of them the dirty ones (each of which flushed the store)."""
 
-    __slots__ = ("dirty", "entries", "listener", "size")
+    __slots__ = ("dirty", "entries", "evicted", "evicted_dirty", "listener", "size")
 
     def __init__(self, listener: Listener) -> None:
         self.entries: dict[Key, Entry] = {}
         self.dirty: dict[Key, None] = {}
         self.size = 0
         self.listener = listener
+        self.evicted = 0
+        self.evicted_dirty = 0
 
     def get(self, key: Key) -> Entry | None:
         """The entry of ``key``, now the most recently used, or None."""
@@ -92,7 +95,9 @@ class NamedCache:
         key = next(iter(self.entries))
         eldest = self.entries.pop(key)
         self.size -= eldest.size
+        self.evicted += 1
         if eldest.dirty:
+            self.evicted_dirty += 1
             self.flush((key, eldest))
 
     def flush(self, evicted: tuple[Key, Entry] | None = None) -> None:

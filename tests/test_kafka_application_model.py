@@ -12,13 +12,22 @@ import random
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.cli import main
 from kjoin.conformance.cli.verify_application import render_app_report
-from kjoin.conformance.kafka.app_verify import CACHE_BYTES, AppVerifyReport, check_answers, for_application
+from kjoin.conformance.differential.profiles import profile_named
+from kjoin.conformance.kafka.app_verify import (
+    CACHE_BYTES,
+    SMALL_CACHE_BYTES,
+    AppVerifyReport,
+    check_answers,
+    draw,
+    for_application,
+)
 from kjoin.conformance.kafka.application import (
     NO_TIMED_COMMIT_MS,
     AppAnswer,
     decode_app_answer,
     expected_per_partition,
     first_difference,
+    predicted_evictions,
     segments,
     task_records,
 )
@@ -162,9 +171,9 @@ def test_the_report_counts_the_scenarios_whose_input_spread_over_several_partiti
     assert [(o.status, o.spread) for o in outcomes] == [("agree", 2), ("agree", 1), ("kafka error", 0)]
     text = render_app_report(AppVerifyReport("4.4.0", 3, 1, tuple(outcomes), 0.0))
     header, _, row, total = text.splitlines()[2:6]
-    assert header.split()[3:6] == ["scenarios", "spread", "agree"]
-    assert row.split()[:6] == ["table-table", "outer", "off", "3", "1", "2"]
-    assert total.split()[:3] == ["total", "3", "1"]
+    assert header.split()[3:7] == ["scenarios", "spread", "evicting", "agree"]
+    assert row.split()[:7] == ["table-table", "outer", "off", "3", "1", "0", "2"]
+    assert total.split()[:4] == ["total", "3", "1", "0"]
 
 
 def test_partitions_and_log_need_the_application_mode() -> None:
@@ -174,3 +183,41 @@ def test_partitions_and_log_need_the_application_mode() -> None:
     )
     assert code == 2
     assert "--partitions and --log go with --application" in err.getvalue()
+
+
+EVICTING = [Record("left", "a", "A", 1), Record("left", "b", "B", 3), Record("left", "c", "C", 5)]
+"""Three left entries of 59 bytes each (key 1, timestamp 8 + value 1, topic ``left`` 4, 45; spec PR-9)."""
+
+
+def test_the_oracle_counts_the_entries_its_caches_evict_in_each_task() -> None:
+    one = ((0, 0), (0, 1), (0, 2))
+    small = _case(JoinSpec("table-table", "left", settings=Settings(cache_max_bytes=120)), EVICTING)
+    # two entries fit; the third write evicts the dirty a, which flushes a, b and c at once
+    assert predicted_evictions(small, AppAnswer("c", 1, one, {})) == (1, 1)
+    expected = expected_per_partition(small, AppAnswer("c", 1, one, {}))
+    assert expected == {0: tuple(Output(k, (v, None), ts, 2) for k, v, ts in (("a", "A", 1), ("b", "B", 3),
+                                                                             ("c", "C", 5)))}  # fmt: skip
+    # over two partitions each task's cache holds what its keys wrote: b alone in partition 1 evicts nothing
+    assert predicted_evictions(small, AppAnswer("c", 2, ((0, 0), (1, 0), (0, 1)), {})) == (0, 0)
+    large = _case(JoinSpec("table-table", "left", settings=Settings(cache_max_bytes=CACHE_BYTES)), EVICTING)
+    assert predicted_evictions(large, AppAnswer("c", 1, one, {})) == (0, 0)
+    assert predicted_evictions(_case(TT, RECORDS), AppAnswer("c", 3, INPUTS, {})) == (0, 0)
+
+
+def test_small_caches_are_drawn_for_table_table_joins_without_commit_points() -> None:
+    drawn = draw("4.4.0", profile=profile_named("ci"), seed=3, examples=30, joins=None, cache="evict")
+    assert drawn and {case.join for case in drawn} == {"table-table"}
+    for case in drawn:
+        assert SMALL_CACHE_BYTES[0] <= case.spec.settings.cache_max_bytes < SMALL_CACHE_BYTES[1]
+        assert not any(record.commit for record in case.records)
+    evicting = [
+        c for c in drawn if predicted_evictions(c, AppAnswer(c.id, 1, ((0, 0),) * len(c.records), {}))[0]
+    ]
+    assert 0 < len(evicting) < len(drawn)
+
+
+def test_small_caches_need_one_partition() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    args = ["verify", "--kafka", "4.4", "--application", "--cache", "evict", "--partitions", "3"]
+    assert main(args, stdin=io.StringIO(""), stdout=out, stderr=err) == 2
+    assert "--partitions 3 with --cache evict: small caches need one partition" in err.getvalue()

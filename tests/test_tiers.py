@@ -40,6 +40,7 @@ SYSTEM_FILES = {
     "tests/test_end_to_end_kafka.py",
     "tests/test_faults_kafka.py",
     "tests/test_kafka_application.py",
+    "tests/test_kafka_eviction.py",
     "tests/test_native_tables_spark.py",
     "tests/test_scale.py",
     "tests/test_scale_cluster.py",

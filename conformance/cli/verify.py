@@ -3,7 +3,8 @@
     kjoin verify --kafka V [--examples N] [--seed S] [--join KIND ...] [--profile ci|deep] [--shrink N]
                  [--save DIR] [--production] [--self-joins]
     kjoin verify --kafka V --scenarios PATH [PATH ...]   # your own scenarios instead of generated ones
-    kjoin verify --kafka V --application [--partitions N] [--cache on|off|both] [--examples N] [--seed S]
+    kjoin verify --kafka V --application [--partitions N] [--cache on|off|both|evict] [--examples N]
+                 [--seed S]
 
 Scenarios of every join kind are drawn from the project's strategies (both store kinds, versioned tables,
 stream-table grace; with ``--production`` also production-like settings and wall clocks: the record cache
@@ -93,16 +94,17 @@ def add_command(commands: Any) -> None:
     command.add_argument(
         "--partitions",
         type=positive,
-        default=3,
+        default=None,
         metavar="N",
-        help="with --application: partitions per topic (default 3)",
+        help="with --application: partitions per topic (default 3; 1 with --cache evict, which needs one)",
     )
     command.add_argument(
         "--cache",
-        choices=("on", "off", "both"),
+        choices=("on", "off", "both", "evict"),
         default="both",
         help="with --application: the record cache of drawn scenarios (10 MiB), on, off, or on for every "
-        "other one (default)",
+        "other one (default); evict: table-table joins with caches of 60-400 bytes, which evict (one "
+        "partition, no commit points)",
     )
     command.add_argument(
         "--self-joins",

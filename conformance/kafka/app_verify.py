@@ -28,6 +28,7 @@ from kjoin.conformance.kafka.application import (
     decode_app_answer,
     expected_per_partition,
     first_difference,
+    predicted_evictions,
 )
 from kjoin.conformance.kafka.verify import EVERYTHING
 from kjoin.oracle.behaviour import release_of
@@ -36,6 +37,8 @@ from kjoin.oracle.records import JoinKind, Record, Settings, Versioning, Window
 __all__ = [
     "APP_JOINS",
     "CACHE_BYTES",
+    "EVICTING_JOINS",
+    "SMALL_CACHE_BYTES",
     "AppOutcome",
     "AppVerifyReport",
     "check_answers",
@@ -45,9 +48,15 @@ __all__ = [
 
 APP_JOINS: tuple[JoinKind, ...] = ("stream-stream", "stream-table", "table-table")
 """The joins whose state is one task's (spec TK-1); a foreign-key join's spans tasks (TK-3)."""
+EVICTING_JOINS: tuple[JoinKind, ...] = ("table-table",)
+"""The task-local joins whose output an eviction changes: a stream-table join forwards only from the
+stream (spec PR-5)."""
 CACHE_BYTES = 10 * 1024 * 1024
 """The record cache of a drawn scenario with caching on: Kafka's default, 10 MiB."""
-CacheChoice = Literal["on", "off", "both"]
+SMALL_CACHE_BYTES = (50, 150)
+"""The range of a drawn small cache (``--cache evict``): an entry of a drawn table counts about 60 bytes
+(spec PR-9), so one to six entries fit and most scenarios evict."""
+CacheChoice = Literal["on", "off", "both", "evict"]
 Status = Literal["agree", "disagree", "oracle refuses", "kafka error"]
 
 
@@ -61,6 +70,13 @@ class AppOutcome:
     status: Status
     detail: str = ""
     spread: int = 0
+    evicted: int = 0
+    """Entries the oracle's record caches evict in this run (spec PR-9), over all tasks."""
+    evicted_dirty: int = 0
+    """Of them the dirty ones, each of which flushed its store's dirty entries at once."""
+    eviction_shows: bool = False
+    """Whether the oracle's outputs differ from what it states with a 10 MiB cache, which evicts nothing
+    here: the outputs show the evictions (an early flush often emits what the closing one would)."""
 
     @property
     def cached(self) -> bool:
@@ -88,7 +104,7 @@ def _doubled(value: int | None) -> int | None:
     return None if value is None else 2 * value
 
 
-def for_application(case: Case, rng: random.Random, cache: bool) -> Case | None:
+def for_application(case: Case, rng: random.Random, cache: bool, *, small_cache: bool = False) -> Case | None:
     """``case`` made deterministic in a multi-partition application (docs/kafka.md, "Application mode"), or
     ``None`` if nothing is left of it:
 
@@ -98,7 +114,10 @@ def for_application(case: Case, rng: random.Random, cache: bool) -> Case | None:
     * no wall clock (an application runs on the real one) and no emit throttle;
     * the record cache at 10 MiB (``cache``) or off, no timed commit; for table-table joins, whose state is
       all in changelogged stores, a commit point (a close and restart) after one or two records, half the
-      time."""
+      time;
+    * with ``small_cache`` (and ``cache``) instead a cache of 60 to 400 bytes, which evicts, and no commit
+      point: a restart empties the caches, which a commit does not (spec PR-9), so only the close at the end
+      keeps the oracle's sizes exact."""
     records = [
         Record(r.side, r.key, r.value, 2 * r.ts + (r.side == "right"))
         for r in case.records
@@ -107,7 +126,8 @@ def for_application(case: Case, rng: random.Random, cache: bool) -> Case | None:
     if not records:
         return None
     spec = case.spec
-    if case.join == "table-table" and len(records) > 2 and rng.random() < 0.5:
+    small = cache and small_cache
+    if case.join == "table-table" and not small and len(records) > 2 and rng.random() < 0.5:
         for index in rng.sample(range(len(records) - 1), k=min(2, len(records) - 2)):
             records[index] = dataclasses.replace(records[index], commit=True)
     window = spec.window
@@ -116,9 +136,10 @@ def for_application(case: Case, rng: random.Random, cache: bool) -> Case | None:
     versioned = spec.versioned
     if versioned is not None:
         versioned = Versioning(versioned.left, versioned.right, 2 * versioned.history_ms)
-    settings = Settings(cache_max_bytes=CACHE_BYTES if cache else 0)
+    size = rng.randrange(*SMALL_CACHE_BYTES) if small else CACHE_BYTES if cache else 0
+    settings = Settings(cache_max_bytes=size)
     spec = dataclasses.replace(spec, window=window, versioned=versioned, settings=settings)
-    label = "cached" if cache else "uncached"
+    label = f"cache{size}" if small else "cached" if cache else "uncached"
     return dataclasses.replace(
         case, id=f"{case.id}-app-{label}", scenario=f"{case.scenario}-app-{label}", spec=spec,
         records=tuple(records), expected=None,
@@ -130,16 +151,18 @@ def draw(
     cache: CacheChoice,
 ) -> list[Case]:  # fmt: skip
     """The scenarios of ``verify_application``: drawn per join kind, then made fit (``for_application``),
-    with caching on, off, or on for every other one."""
+    with caching on, off, or on for every other one; ``evict``: table-table joins only (the one kind whose
+    output an eviction changes, spec PR-5), each with a small cache."""
     rng = random.Random(seed)
     cases: list[Case] = []
-    for join in APP_JOINS:
+    kinds: Sequence[JoinKind] = EVICTING_JOINS if cache == "evict" else APP_JOINS
+    for join in kinds:
         if joins is not None and join not in joins:
             continue
         batch = generate_cases(join, release, profile=profile, seed=seed, claim=EVERYTHING, examples=examples)
         for number, case in enumerate(batch.cases):
-            cached = cache == "on" or (cache == "both" and number % 2 == 0)
-            fitted = for_application(case, rng, cached)
+            cached = cache in ("on", "evict") or (cache == "both" and number % 2 == 0)
+            fitted = for_application(case, rng, cached, small_cache=cache == "evict")
             if fitted is not None:
                 cases.append(fitted)
     return cases
@@ -147,6 +170,12 @@ def draw(
 
 Answer = AppAnswer | tuple[str | None, str]
 """An application's answer for one scenario, or ``(id, its error line)``."""
+
+
+def _with_large_cache(case: Case) -> Case:
+    """``case`` with Kafka's default cache of 10 MiB, other settings unchanged."""
+    settings = dataclasses.replace(case.spec.settings, cache_max_bytes=CACHE_BYTES)
+    return dataclasses.replace(case, spec=dataclasses.replace(case.spec, settings=settings))
 
 
 def check_answers(cases: Sequence[Case], answers: Sequence[Answer]) -> list[AppOutcome]:
@@ -161,9 +190,11 @@ def check_answers(cases: Sequence[Case], answers: Sequence[Answer]) -> list[AppO
         if isinstance(expected, str):
             outcomes.append(AppOutcome(case, "oracle refuses", expected, spread))
             continue
+        evicted, evicted_dirty = predicted_evictions(case, answer)
+        shows = evicted_dirty > 0 and expected != expected_per_partition(_with_large_cache(case), answer)
         difference = first_difference(answer.outputs, expected)
         status: Status = "agree" if difference is None else "disagree"
-        outcomes.append(AppOutcome(case, status, difference or "", spread))
+        outcomes.append(AppOutcome(case, status, difference or "", spread, evicted, evicted_dirty, shows))
     return outcomes
 
 
@@ -195,7 +226,11 @@ def verify_application(
     counted: Callable[[int, int], None] | None = None,
 ) -> AppVerifyReport:
     """Drawn scenarios (or the given ``cases``, as they are) through a real application of Kafka Streams
-    ``version`` over ``partitions`` partitions and through the oracle, per partition."""
+    ``version`` over ``partitions`` partitions and through the oracle, per partition. Small caches
+    (``cache="evict"``) need one partition: the tasks of one stream thread share its cache, and when one
+    task's write finds it full depends on how the thread interleaves its tasks (docs/kafka.md)."""
+    if cache == "evict" and cases is None and partitions != 1:
+        raise ValueError(f"small caches (cache='evict') need one partition, not {partitions}")
     started = time.perf_counter()
     release = release_of(version)
     chosen_seed = profile.seed if seed is None else seed

@@ -30,9 +30,9 @@ from kjoin.conformance.kafka.broker import DEFAULT_BROKER, KafkaBroker
 from kjoin.conformance.kafka.driver import KafkaDriver
 from kjoin.conformance.kafka.maven import MavenError
 from kjoin.oracle.behaviour import behaviour_for, release_of
-from kjoin.oracle.engine import run
+from kjoin.oracle.engine import run, run_traced
 from kjoin.oracle.errors import OracleError
-from kjoin.oracle.records import Output, Record
+from kjoin.oracle.records import JoinSpec, Output, Record
 from kjoin.oracle.tasks import processing_order
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "KafkaApplication",
     "decode_app_answer",
     "expected_per_partition",
+    "predicted_evictions",
     "segments",
 ]
 
@@ -175,14 +176,19 @@ def task_records(case: Case, inputs: Sequence[tuple[int, int]], partition: int) 
     return ordered
 
 
+def _as_run(case: Case) -> JoinSpec:
+    """``case``'s join with the settings the application ran with: no timed commit when it gives none."""
+    settings = case.spec.settings
+    if settings.commit_interval_ms == 0:
+        settings = dataclasses.replace(settings, commit_interval_ms=NO_TIMED_COMMIT_MS)
+    return dataclasses.replace(case.spec, settings=settings)
+
+
 def expected_per_partition(case: Case, answer: AppAnswer) -> dict[int, tuple[Output, ...]] | str:
     """What the oracle states for each partition of the output topic (its task's outputs, spec TK-1), or
     why it states nothing (its refusal, e.g. ``UnmodelledSettingsError``). The settings are those the
     application ran with: no timed commit when the scenario gives no interval."""
-    settings = case.spec.settings
-    if settings.commit_interval_ms == 0:
-        settings = dataclasses.replace(settings, commit_interval_ms=NO_TIMED_COMMIT_MS)
-    spec = dataclasses.replace(case.spec, settings=settings)
+    spec = _as_run(case)
     behaviour = behaviour_for(case.kafka)
     expected: dict[int, tuple[Output, ...]] = {}
     for partition in range(answer.partitions):
@@ -196,6 +202,26 @@ def expected_per_partition(case: Case, answer: AppAnswer) -> dict[int, tuple[Out
         if outputs:
             expected[partition] = tuple(outputs)
     return expected
+
+
+def predicted_evictions(case: Case, answer: AppAnswer) -> tuple[int, int]:
+    """How many entries the oracle's record caches evict over all tasks of the run ``answer`` describes, and
+    how many of them are dirty (each flushes its store at once, spec PR-9); ``(0, 0)`` without a cache."""
+    spec = _as_run(case)
+    if spec.settings.cache_max_bytes == 0:
+        return 0, 0
+    behaviour = behaviour_for(case.kafka)
+    evicted = evicted_dirty = 0
+    for partition in range(answer.partitions):
+        records = task_records(case, answer.inputs, partition)
+        if not records:
+            continue
+        steps = run_traced(spec, records, behaviour)
+        for table in steps[-1][1].values():
+            if isinstance(table, dict) and "evicted" in table:
+                evicted += int(table["evicted"])
+                evicted_dirty += int(table["evicted_dirty"])
+    return evicted, evicted_dirty
 
 
 def first_difference(

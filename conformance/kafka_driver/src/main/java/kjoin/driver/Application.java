@@ -57,7 +57,10 @@ import org.apache.kafka.streams.Topology;
  *   Application --bootstrap HOST:PORT --partitions N --log FILE [--timeout-s S]
  * </pre>
  *
- * Per scenario: fresh topics {@code <app>-left}, {@code <app>-right} and {@code <app>-output} of N partitions;
+ * Per scenario: fresh topics {@code left}, {@code right} and {@code output} of N partitions (the names the
+ * oracle's record-cache sizes assume, docs/semantics/production.md PR-9: an entry counts its topic's name;
+ * the scenarios of one broker run one after the other, each deleting its topics, and waiting until they are
+ * gone, before the next creates them again);
  * the records are cut into segments after each record with {@code "commit": true}; for each segment its
  * records are produced (each to the partition Kafka's default partitioner gives its key, a null key to 0)
  * and acknowledged, then the application (same {@code application.id} every time) is started, runs until its
@@ -202,9 +205,10 @@ public final class Application {
         Path stateDir = null;
         try (Admin admin = Admin.create(adminConfig())) {
             stateDir = Files.createTempDirectory("kjoin-app-");
-            final Joins joins = new Joins(sc, app + "-");
+            final Joins joins = new Joins(sc);
             final Topology topology = joins.build(streamsConfig(app, stateDir, sc));
             log.println(topology.describe());
+            deleteTopics(admin, app, joins);
             createTopics(admin, joins);
             final List<Object> inputs = new ArrayList<>();
             try (KafkaProducer<byte[], byte[]> producer = producer()) {
@@ -220,7 +224,7 @@ public final class Application {
             answer.put("partitions", partitions);
             answer.put("inputs", inputs);
             answer.put("outputs", readOutputs(joins));
-            deleteTopics(admin, app);
+            deleteTopics(admin, app, joins);
             log.println(Instant.now() + " scenario " + sc.id + " done");
             return Json.toJson(answer);
         } catch (final Scenario.BadInput | Compat.Unsupported ex) {
@@ -266,14 +270,42 @@ public final class Application {
         }
     }
 
-    /** Removes the scenario's topics and the application's internal ones (changelogs, repartition topics). */
-    private void deleteTopics(final Admin admin, final String app) {
+    /** How long a deletion of topics may take to be complete (the broker removes them asynchronously). */
+    static final long TOPICS_GONE_TIMEOUT_MS = 60_000;
+
+    /**
+     * Removes the scenario's topics (a previous attempt's too) and the application's internal ones
+     * (changelogs, repartition topics: {@code <app>-...}), and waits until the broker no longer lists them,
+     * so that the next scenario can create {@code left}, {@code right} and {@code output} afresh.
+     */
+    private void deleteTopics(final Admin admin, final String app, final Joins joins) throws Failure {
+        final Set<String> ours = Set.of(joins.leftTopic, joins.rightTopic, joins.outputTopic);
+        final long deadline = System.currentTimeMillis() + TOPICS_GONE_TIMEOUT_MS;
         try {
-            final Set<String> names = admin.listTopics().names().get().stream()
-                .filter(name -> name.startsWith(app + "-")).collect(Collectors.toSet());
-            admin.deleteTopics(names).all().get();
-        } catch (final Exception ex) {
-            log.println("could not delete the topics of " + app + ": " + Main.describe(ex));
+            while (true) {
+                final Set<String> names = admin.listTopics().names().get().stream()
+                    .filter(name -> ours.contains(name) || name.startsWith(app + "-"))
+                    .collect(Collectors.toSet());
+                if (names.isEmpty()) {
+                    return;
+                }
+                if (System.currentTimeMillis() > deadline) {
+                    throw new Failure("the topics " + names + " were not deleted within "
+                                      + TOPICS_GONE_TIMEOUT_MS / 1000 + " s");
+                }
+                try {
+                    admin.deleteTopics(names).all().get();
+                } catch (final java.util.concurrent.ExecutionException ex) {
+                    // one of them is already being deleted: list again until all are gone
+                    log.println("deleting " + names + ": " + Main.describe(ex));
+                }
+                Thread.sleep(100);
+            }
+        } catch (final InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new Failure("interrupted");
+        } catch (final java.util.concurrent.ExecutionException ex) {
+            throw new Failure("cannot list the topics: " + Main.describe(ex));
         }
     }
 

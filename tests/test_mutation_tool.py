@@ -426,3 +426,17 @@ def test_the_thickness_section_lists_named_mutants_and_the_thin_operator_kills()
     assert "1 of 3 operator mutants are killed by exactly one file:" in section
     assert f"mutant-0001 table_table.py:{operators[0].line}" in section and "`tt/x.toml`" in section
     assert "mutant-0002" not in section and "mutant-0003" not in section
+
+
+def test_only_the_fast_path_test_of_the_reference_needs_files_run_alone() -> None:
+    """The thickness stage runs files alone only for mutants of the reference's one batch-dependent
+    decision: the operator mutants of versioned.py's fast-path test, none of the named mutants."""
+    tool = _tool()
+    deciding = [m for m in tool.mutations(["versioned"]) if tool.changes_path_choice(m)]
+    assert deciding and {m.line for m in deciding} <= {
+        n + 1
+        for n, text in enumerate((tool.REFERENCE / "versioned.py").read_text().splitlines())
+        if "any_versioned" in text
+    }
+    assert not any(tool.changes_path_choice(m) for _, m in tool.named_points(None, []))
+    assert not any(tool.changes_path_choice(m) for m in tool.mutations(["foreign_key"]))

@@ -557,10 +557,17 @@ def _alone_failure(
     return ""
 
 
-PATH_CHOICE = "versioned"
-"""The module of spark-reference's one batch-dependent decision (``with_latest_flag``'s fast path for
-batches without versioned tables). Every other rule partitions by ``scenario_id``, so a mutant elsewhere
-gets the same verdict for a file in the catalogue's batch as for the file alone."""
+def changes_path_choice(mutation: Mutation) -> bool:
+    """Whether ``mutation`` changes spark-reference's one batch-dependent decision: ``with_latest_flag``'s
+    test for the fast path of batches without versioned tables (from ``any_versioned =`` to the ``if``
+    that reads it). Every other rule partitions by ``scenario_id``, so a mutant elsewhere gets the same
+    verdict for a file in the catalogue's batch as for the file alone."""
+    if mutation.module != "versioned":
+        return False
+    source = (REFERENCE / "versioned.py").read_text(encoding="utf-8")
+    start = source.index("any_versioned = ")
+    end = source.index("\n", source.index("if rec.where(any_versioned)"))
+    return mutation.start < end and start < mutation.end
 
 
 def _kill_files(
@@ -573,12 +580,12 @@ def _kill_files(
     expected: dict[str, Any],
 ) -> dict[str, set[str]]:
     """Every file that kills the mutant: failing in the catalogue's batch (``outcomes``) or, for a mutant
-    of ``PATH_CHOICE``, as a batch of its own (the other files of ``alone``). ``expected``: the oracle's
-    outputs per case id, shared by every run."""
+    that ``changes_path_choice``, as a batch of its own (the other files of ``alone``). ``expected``: the
+    oracle's outputs per case id, shared by every run."""
     from kjoin.conformance.harness.outcomes import HarnessRun
 
     found = mutation_named.killing_files(outcomes)
-    if result.mutation.module != PATH_CHOICE:
+    if not changes_path_choice(result.mutation):
         return found
     for source, mine in sorted(alone.items()):
         selected = [case for case in mine if case.join in joins]
@@ -803,6 +810,8 @@ def _verdict(result: Result, catalogue: bool) -> str:
     verdicts = []
     if catalogue:
         verdicts.append(f"killed by {result.killed_by}" if result.killed_by else "SURVIVED")
+    if result.kill_files is not None:
+        verdicts.append(f"{len(result.kill_files)} killing files")
     if result.fuzz_alone is not None:
         verdicts.append(
             f"fuzzer alone: {result.fuzz_alone}" if result.killed_alone else "fuzzer alone: SURVIVED"

@@ -162,6 +162,20 @@ class Scenario(msgspec.Struct, kw_only=True):
     extra: dict[str, Any] = {}
 
 
+_NOT_GIVEN: dict[str, Any] = {}
+"""``_PlainScenario.extra`` when the line has no ``extra`` key (compared by identity, never filled)."""
+
+
+def _not_given() -> dict[str, Any]:
+    return _NOT_GIVEN
+
+
+class _PlainScenario(Scenario, forbid_unknown_fields=True, kw_only=True):
+    """A line with only the format's own fields, read in one pass (``decode_scenario``)."""
+
+    extra: dict[str, Any] = msgspec.field(default_factory=_not_given)
+
+
 class _AnswerOutput(msgspec.Struct, gc=False):
     """An output as an answer line writes it (``{"key", "value", "ts"}``)."""
 
@@ -183,6 +197,7 @@ class _Answer(msgspec.Struct):
 
 _SCENARIO_FIELDS = frozenset(Scenario.__struct_encode_fields__) - {"extra"}
 _DECODE_SCENARIO = msgspec.json.Decoder(Scenario)
+_DECODE_PLAIN = msgspec.json.Decoder(_PlainScenario)
 _DECODE_ANSWER = msgspec.json.Decoder(_Answer)
 _ENCODE = msgspec.json.Encoder()
 
@@ -247,7 +262,19 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def decode_scenario(line: str | bytes) -> Scenario:
     """One portable line as typed fields (every other field in ``extra``); ``CodecError`` naming the field
-    when it is not JSON, nests too deep, holds a lone surrogate or has a field of the wrong type."""
+    when it is not JSON, nests too deep, holds a lone surrogate or has a field of the wrong type.
+
+    A line with only the format's fields (the usual case) is read once, as a ``_PlainScenario``; any other
+    line (a provenance field, an ``extra`` key, an error) is read as a ``Scenario`` and its other fields
+    apart, the second pass over the whole line that would otherwise cost every line about 15% more."""
+    try:
+        plain = _DECODE_PLAIN.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    else:
+        if plain.extra is _NOT_GIVEN:
+            plain.extra = {}
+            return plain
     try:
         scenario = _DECODE_SCENARIO.decode(line)
     except (msgspec.DecodeError, RecursionError) as error:

@@ -17,6 +17,12 @@ pytest exits are named, their CPU so far (``/proc/PID/stat``) is added and they 
 Not counted: work done outside the process tree (a service the tests reach over the network, a process
 started through a daemon such as Docker's). CPU seconds depend less on load than wall time, not at all
 (caches, hyper-threads); numbers come from one run, never a timed assertion (docs/testing.md).
+Bytecode: the run is measured as on a developer's machine, where Python caches the project's bytecode and
+pytest its rewritten test modules after the first run (``pip install`` compiles the installed libraries
+the same way): ``$PYTHONDONTWRITEBYTECODE`` is dropped for pytest, and one unmeasured ``pytest
+--collect-only`` first writes the caches. In a sandbox that sets it, every process would otherwise compile
+every module from source on every run (``benchmarks/process_cpu.py`` does the same). ``--cold`` measures
+with the environment as it is and nothing warmed up.
 Exit status: pytest's when it fails, else 0 within the target and 1 over it.
 
 ``--per-file`` loads the plugin ``benchmarks.cpu_per_test`` into pytest and its workers and prints where the
@@ -49,6 +55,8 @@ DEFAULT_TIER = ("tests", "-n", "2", "--dist", "loadgroup")
 """The README's test command's arguments: the default tier."""
 TARGET_CPU_S = 300.0
 """Issue 24: the default tier's CPU, summed over every process, on the 2-core machine."""
+BYTECODE_ENV = "PYTHONDONTWRITEBYTECODE"
+"""Set in some sandboxes: then every process compiles every project module from source, on every run."""
 PR_SET_CHILD_SUBREAPER = 36
 """``prctl`` option (linux/prctl.h): orphaned descendants are re-parented to this process."""
 
@@ -214,6 +222,21 @@ class Attribution:
         return lines
 
 
+def _cache_bytecode(pytest_args: Sequence[str], env: Mapping[str, str]) -> None:
+    """Collect the tests once, unmeasured, with bytecode writing allowed: the project's modules and the
+    test modules (rewritten by pytest) are cached as on a developer's machine after a first run."""
+    arguments, skip = [], False
+    for argument in pytest_args:  # xdist's options dropped: one process collects
+        if skip or argument in ("-n", "--numprocesses", "--dist"):
+            skip = not skip
+            continue
+        if not argument.startswith(("-n", "--numprocesses=", "--dist=")):
+            arguments.append(argument)
+    subprocess.run(
+        [*_pytest(), "--collect-only", "-q", *arguments], cwd=ROOT, env=env, capture_output=True, check=False
+    )
+
+
 def _pytest() -> list[str]:
     """``pytest`` as the installed script beside this interpreter (``python -m pytest`` if none)."""
     script = Path(sys.executable).parent / "pytest"
@@ -229,6 +252,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=TARGET_CPU_S, metavar="CPU_S")
     parser.add_argument("--linger", type=float, default=30.0, metavar="S", help="wait for orphans (30)")
     parser.add_argument(
+        "--cold",
+        action="store_true",
+        help=f"keep ${BYTECODE_ENV} if set and warm nothing up (every process compiles from source)",
+    )
+    parser.add_argument(
         "--per-file", action="store_true", help="print the CPU of each test file and of the costliest tests"
     )
     parser.add_argument("--top", type=int, default=40, metavar="N", help="tests listed by --per-file (40)")
@@ -237,15 +265,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = [*_pytest(), *(args.pytest_args or DEFAULT_TIER)]
     with tempfile.TemporaryDirectory(prefix="kjoin-test-cpu-") as folder:
-        env = None
-        if args.per_file or args.per_file_json:
+        env = dict(os.environ)
+        if not args.cold:
+            env.pop(BYTECODE_ENV, None)
+            _cache_bytecode(args.pytest_args or DEFAULT_TIER, env)
+        per_test = bool(args.per_file or args.per_file_json)
+        if per_test:
             from benchmarks.cpu_per_test import DIR_ENV
 
             command[len(_pytest()) : len(_pytest())] = ["-p", "benchmarks.cpu_per_test"]
             path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-            env = {**os.environ, DIR_ENV: folder, "PYTHONPATH": path}
+            env.update({DIR_ENV: folder, "PYTHONPATH": path})
         usage = measure(command, linger=args.linger, env=env)
-        attribution = Attribution.read(Path(folder)) if env is not None else None
+        attribution = Attribution.read(Path(folder)) if per_test else None
     load = os.getloadavg()[0]
     shown = " ".join(("pytest", *(args.pytest_args or DEFAULT_TIER)))
     verdict = "within" if usage.cpu_s <= args.target else "OVER"

@@ -24,10 +24,14 @@ from kjoin.conformance.differential.regressions import read_regressions, write_r
 from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.harness.outcomes import HarnessRun
 from support.planted_bugs import PLANTED
+from support.tiers import default_tier_keeps
 
 pytestmark = pytest.mark.xdist_group("spark-fuzz")  # planted-bug fuzzing, beside the other Spark groups
 
 MAX_RECORDS = 6
+DEFAULT_TIER_BUGS = {"window-off-by-one", "tombstone-dropped"}
+"""The planted bugs fuzzed in the default tier (a window bug and a dropped tombstone); the system tier fuzzes
+the others (tests/support/tiers.py)."""
 
 
 class _Reports:
@@ -50,7 +54,7 @@ def reports(spark: SparkSession, fuzz_profile: FuzzProfile, fuzz_seed: int) -> _
     return _Reports(spark, fuzz_profile, fuzz_seed)
 
 
-@pytest.mark.parametrize("bug", sorted(PLANTED))
+@pytest.mark.parametrize("bug", default_tier_keeps(sorted(PLANTED), keep=DEFAULT_TIER_BUGS))
 def test_fuzz_finds_planted_bug_and_shrinks_it_to_at_most_six_records(bug: str, reports: _Reports) -> None:
     report = reports[bug]
     assert report.failures, f"{bug}: no failing scenario among {len(report.outcomes)} (seed {report.seed})"
@@ -62,7 +66,7 @@ def test_fuzz_finds_planted_bug_and_shrinks_it_to_at_most_six_records(bug: str, 
     assert report.candidate_calls <= joins * (2 + report.profile.shrink_rounds)
 
 
-@pytest.mark.parametrize("bug", sorted(PLANTED))
+@pytest.mark.parametrize("bug", default_tier_keeps(sorted(PLANTED), keep=DEFAULT_TIER_BUGS))
 def test_saved_regression_reproduces_planted_bug(
     bug: str, reports: _Reports, spark: SparkSession, tmp_path: Path
 ) -> None:
@@ -111,6 +115,7 @@ def test_kjoin_fuzz_reports_and_saves_a_planted_bug(spark: SparkSession, tmp_pat
     assert f"saved {saved}" in text and '"found":"2024-06-01"' in saved.read_text()
 
 
+@pytest.mark.system
 def test_kjoin_fuzz_finds_a_bug_between_micro_batches_and_shows_the_boundary(spark: SparkSession) -> None:
     """A copy of spark-stateful that loses its clock between micro-batches (support.micro_batch_bugs),
     fuzzed under two splits: found, shrunk to at most ten records, the split and its boundary shown."""

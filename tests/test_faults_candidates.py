@@ -92,6 +92,7 @@ def test_a_fault_in_one_scenario_is_isolated_to_that_scenario(
     assert run.by_status["pass"] >= (STREAM_STREAM - {POISONED}) | STREAM_TABLE
 
 
+@pytest.mark.system  # starts a second JVM
 def test_a_candidate_that_stops_spark_gets_a_new_session_for_the_next_call(
     spark: SparkSession, cases: tuple[Case, ...]
 ) -> None:

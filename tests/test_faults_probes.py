@@ -145,6 +145,7 @@ def test_spark_errors_are_summarised_in_one_line_naming_the_system_cause() -> No
     )
 
 
+@pytest.mark.system
 @pytest.mark.kafka
 def test_a_corrupt_jar_is_named_with_its_path_from_what_java_and_javac_say(tmp_path: Path) -> None:
     import subprocess
@@ -190,6 +191,7 @@ def test_verify_and_kafka_announce_the_first_maven_build(
         assert "stopped here by the test" in err
 
 
+@pytest.mark.system
 @pytest.mark.kafka
 def test_verify_counts_the_scenarios_real_kafka_answered(tmp_path: Path) -> None:
     from kjoin.conformance.catalogue import load_cases

@@ -132,6 +132,7 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@pytest.mark.system  # each case starts a kjoin run process and its JVM
 @pytest.mark.parametrize(("signal_name", "point"), SIGNALLED)
 def test_interrupted_run_keeps_what_finished_and_says_it_is_incomplete(
     signal_name: str, point: str, tmp_path: Path
@@ -164,6 +165,7 @@ def test_interrupted_run_keeps_what_finished_and_says_it_is_incomplete(
     assert "incomplete" in (report / "index.html").read_text(encoding="utf-8").lower()
 
 
+@pytest.mark.system  # a kjoin run process and its JVM
 def test_a_signal_while_the_results_are_written_keeps_them_whole_and_names_what_was_not_written(
     tmp_path: Path,
 ) -> None:

@@ -282,6 +282,7 @@ def test_pytest_plugin_says_which_releases_each_claimed_era_ran_as(
     run.stdout.fnmatch_lines(["*Kafka releases run, per claimed era:", "*  3.9 (era 3.8): 3.9 (2 cases)"])
 
 
+@pytest.mark.system  # a kjoin run process and its JVM
 def test_a_run_that_starts_spark_prints_no_spark_banner(scenario_file: Path) -> None:
     """A run that starts its own JVM prints only its progress on stderr: the JVM's start-up lines ("WARNING:
     Using incubator modules", ...) and whatever it prints later go to Spark's log, so they reach neither the

@@ -20,7 +20,7 @@ import pytest
 
 from kjoin.conformance.kafka.driver import KafkaDriver
 
-pytestmark = [pytest.mark.kafka, pytest.mark.xdist_group("kafka")]
+pytestmark = [pytest.mark.system, pytest.mark.kafka, pytest.mark.xdist_group("kafka")]
 
 RELEASES = ("3.7.2", "4.4.0")
 EMIT_INTERVAL_MS = 1000

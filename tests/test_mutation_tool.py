@@ -88,6 +88,7 @@ def test_flags_that_contradict_the_fuzz_alone_mode_are_usage_errors(flags: list[
     assert raised.value.code == 2
 
 
+@pytest.mark.system  # the tool's own process and JVM, fuzzing two mutants
 @pytest.mark.xdist_group("spark-fuzz")
 def test_fuzz_alone_kills_a_real_mutant_and_spares_a_recorded_equivalent(tmp_path: Path) -> None:
     """Two mutants through the fuzzer alone, in the tool's own process and SparkSession: a flipped

@@ -90,3 +90,22 @@ def test_an_indented_results_file_of_an_earlier_version_reads_the_same(tmp_path:
     write_json_atomically(tmp_path / "indented.json", document)  # how files were written before
     assert "\n " in (tmp_path / "indented.json").read_text(encoding="utf-8")
     assert load_results(tmp_path / "indented.json") == load_results(tmp_path / "results.json") == document
+
+
+def test_a_journal_writes_a_shared_value_once_and_reads_back_whole(tmp_path: Path) -> None:
+    """Issue 24: the variants of one large scenario each wrote its records (and Kafka's outputs) into the
+    journal in full. Now each value goes in once, as a pool line before the first case that uses it."""
+    path = tmp_path / "results.json"
+    journal = ResultsJournal(path, RUN, candidate_json(FakeCandidate()))
+    sides = ("right", "left")
+    rows = [(sides[number % 2], f"k{number % 7}", f"v{number}", number) for number in range(400)]
+    for variant in ("inner", "left", "outer"):
+        case = make_case("big", rows, variant=variant)
+        journal.add(case_result(outcome_of(case, answered_by_version("3.0")(case))))
+    lines = [json.loads(line) for line in journal.journal.read_text(encoding="utf-8").splitlines()]
+    records = [line["entry"] for line in lines if line.get("pool") == "records"]
+    assert records == [next(iter(journal.cases.values()))["records"]]  # once, not once per variant
+    assert [line["case"]["records"] for line in lines if "case" in line] == [0, 0, 0]
+    document = load_results(path)  # the run was killed here: the journal is read back
+    assert document["complete"] is False
+    assert {case["id"]: case for case in document["cases"]} == journal.cases

@@ -482,7 +482,10 @@ class ResultsJournal:
     """The results of one run, kept on disk as they arrive.
 
     ``add`` appends a finished case to ``<path>.partial`` (one JSON line, flushed); ``finish`` writes the
-    final document atomically and removes the journal. The journal's first line is the run's header.
+    final document atomically and removes the journal. The journal's first line is the run's header. As in
+    the final file, a ``POOLED`` value is written once: a ``{"pool": NAME, "entry": VALUE}`` line before the
+    first case that uses it, the case holding its index (issue 24: the three variants of one 1M-record
+    scenario wrote their records and outputs three times, a 204 MB journal).
     """
 
     def __init__(self, path: Path, run: Mapping[str, Any], candidate: Mapping[str, Any]) -> None:
@@ -493,6 +496,7 @@ class ResultsJournal:
         self.cases: dict[str, dict[str, Any]] = {}
         self.calls: list[dict[str, Any]] = []
         self.finished = False
+        self._pools: dict[str, dict[str, int]] = {name: {} for name in dict.fromkeys(POOLED.values())}
         path.parent.mkdir(parents=True, exist_ok=True)
         self._handle = self.journal.open("w", encoding="utf-8")
         self._append(
@@ -513,7 +517,16 @@ class ResultsJournal:
     def add(self, case: Mapping[str, Any]) -> None:
         """Keep one finished case (a later result for the same id replaces it)."""
         self.cases[str(case["id"])] = dict(case)
-        self._append({"case": case})
+        packed = dict(case)
+        for field, pool in POOLED.items():
+            value = case.get(field)
+            if value is not None and not isinstance(value, int):
+                text, entries = _dumps(value), self._pools[pool]
+                if text not in entries:
+                    entries[text] = len(entries)
+                    self._handle.write(f'{{"pool":{_dumps(pool)},"entry":{text}}}\n')
+                packed[field] = entries[text]
+        self._append({"case": packed})
 
     def add_call(self, call: Mapping[str, Any]) -> None:
         """Keep the record of one candidate call (status, captured output)."""
@@ -596,7 +609,14 @@ def _from_journal(journal: Path) -> dict[str, Any]:
     if not entries or not isinstance(entries[0], dict) or not entries[0].get("journal"):
         raise ResultsError(f"{journal}: not a kjoin results journal (no header line)")
     header = entries[0]
-    cases = {str(e["case"]["id"]): e["case"] for e in entries[1:] if isinstance(e, dict) and "case" in e}
+    pools: dict[str, list[Any]] = {}
+    cases: dict[str, dict[str, Any]] = {}
+    for entry in entries[1:]:
+        if isinstance(entry, dict) and "pool" in entry:
+            pools.setdefault(str(entry["pool"]), []).append(entry.get("entry"))
+        elif isinstance(entry, dict) and isinstance(entry.get("case"), dict):
+            expand_case(entry["case"], pools, str(journal))
+            cases[str(entry["case"]["id"])] = entry["case"]
     calls = [e["call"] for e in entries[1:] if isinstance(e, dict) and "call" in e]
     _forget_other_scores({"cases": list(cases.values())}, header.get("score_eras"))
     reason = "the run was stopped before it could write its results; these are the cases it finished"

@@ -13,6 +13,9 @@ tests: a test is charged with what the tree did while it ran (a session's start-
 that needed it, background threads to whichever test was running). A last line per process holds the
 tree's CPU at the end of the session, so what was spent outside the tests (start-up, collection) is known.
 The plugin's own sampling cost is measured and written too (``sampling_s``).
+A test's figure can be negative: a descendant that was charged to earlier tests left the tree without being
+waited for inside it (its parent exited first, so the benchmark, the child subreaper, reaped it); the
+benchmark's total counts it, under "not in any worker's tree".
 """
 
 from __future__ import annotations

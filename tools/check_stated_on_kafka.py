@@ -15,6 +15,7 @@ spec PR-7, PR-8); a real application can.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import defaultdict
@@ -52,8 +53,19 @@ def _stated(case: Case) -> list[dict[str, object]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = [Path(p) for p in (argv if argv is not None else sys.argv[1:])] or [CATALOGUE_ROOT]
+    parser = argparse.ArgumentParser(
+        prog="python tools/check_stated_on_kafka.py",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="TOML files or folders")
+    paths = parser.parse_args(argv).paths or [CATALOGUE_ROOT]
+    missing = [str(path) for path in paths if not path.exists()]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(missing)}")
     files = sorted(f for p in paths for f in ([p] if p.is_file() else p.rglob("*.toml")))
+    if not files:
+        parser.error(f"no TOML scenario files in {' '.join(map(str, paths))}")
     by_release: dict[str, list[Case]] = defaultdict(list)
     skipped = needs_application = 0
     for case in load_cases(files).cases:

@@ -2,10 +2,10 @@
 
 Usage::
 
-    python conformance/tools/import_kafka_tests.py PATH/TO/kafka-tests.json [--out scenarios/kafka_tests]
+    python tools/import_kafka_tests.py PATH/TO/kafka-tests.json [--out scenarios/kafka_tests]
 
 Writes one JSON Lines file per join kind (``stream-stream.jsonl``, ``stream-table.jsonl``,
-``table-table.jsonl``, ``fk.jsonl``) in the portable format of ``oracle/portable.py`` plus the
+``table-table.jsonl``, ``fk.jsonl``) in the portable format (docs/portable-format.md) plus the
 transcription's provenance fields. The output is deterministic: the same input gives byte-identical files.
 This script is kept for reproducibility only; nothing runs it at test time (the transcription lives outside
 the repository). The mapping decisions are documented in ``scenarios/kafka_tests/README.md``.

@@ -85,7 +85,9 @@ def _ran_as(document: Document) -> str:
             continue
         releases = entry.get("releases")
         counts = releases.items() if isinstance(releases, Mapping) else []
-        ran = ", ".join(f"{text(release)} ({text(count)} cases)" for release, count in counts)
+        ran = ", ".join(
+            f"{text(release)} ({text(count)} case{'' if count == 1 else 's'})" for release, count in counts
+        )
         claimed = ", ".join(str(version) for version in entry.get("claimed") or [])
         label = f"claimed {text(claimed)}" if claimed else "a release of the same semantics as a claimed one"
         items.append(f"<li>{label} (era {text(entry.get('era'))}): ran as {ran or 'no claimed case'}</li>")

@@ -123,8 +123,8 @@ def test_ran_as_lists_each_claimed_era_with_its_releases_oldest_first() -> None:
     ]
     assert render_ran_as(entries, folded=7) == [
         "Kafka releases run, per claimed era:",
-        "  3.9 (era 3.8): 3.9 (1 cases)",
-        "  4.3, 4.0.1 (era 4.0.1): 4.0.2 (1 cases), 4.3 (1 cases), 4.4.0 (2 cases)",
+        "  3.9 (era 3.8): 3.9 (1 case)",
+        "  4.3, 4.0.1 (era 4.0.1): 4.0.2 (1 case), 4.3 (1 case), 4.4.0 (2 cases)",
         "  3.5 (era 3.5): no claimed case",
         "  (7 cases stated for releases of other eras with the same semantics ran once, as the claimed "
         "version)",
@@ -148,7 +148,7 @@ def test_the_results_document_and_the_report_say_which_releases_each_claimed_era
     ]
     page = render_index_page(document)
     assert "Kafka releases run, per claimed era:" in page
-    assert "<li>claimed 3.9 (era 3.8): ran as 3.9 (1 cases)</li>" in page
+    assert "<li>claimed 3.9 (era 3.8): ran as 3.9 (1 case)</li>" in page
     assert "<li>claimed 3.5 (era 3.5): ran as no claimed case</li>" in page
 
 

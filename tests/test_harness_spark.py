@@ -256,7 +256,7 @@ def test_kjoin_run_runs_a_claimed_era_as_what_it_claims_and_says_which_releases_
     assert "stream-stream inner join as Kafka 3.9 (era 3.8)" in text
     assert "as Kafka 4." not in text and "-4.4.0]" not in text and "-4.3.1]" not in text
     assert "Kafka releases run, per claimed era:\n  3.9 (era 3.8): 3.9 (2 cases)\n" in text
-    assert "(1 cases stated for releases of other eras with the same semantics ran once" in text
+    assert "(1 case stated for releases of other eras with the same semantics ran once" in text
     document = json.loads(results.read_text())
     assert sorted(case["id"] for case in document["cases"]) == [
         "small-ss-inner-edge[inner-3.9]",

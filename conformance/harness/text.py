@@ -236,7 +236,9 @@ def render_ran_as(entries: Sequence[Mapping[str, Any]], folded: int = 0) -> list
     lines = ["Kafka releases run, per claimed era:"]
     for entry in entries:
         releases = entry["releases"]
-        ran = ", ".join(f"{release} ({count} cases)" for release, count in releases.items())
+        ran = ", ".join(
+            f"{release} ({count} case{'' if count == 1 else 's'})" for release, count in releases.items()
+        )
         claimed = ", ".join(entry["claimed"])
         if not claimed:
             lines.append(f"  as a release of the same semantics (era {entry['era']}): {ran}")
@@ -244,8 +246,8 @@ def render_ran_as(entries: Sequence[Mapping[str, Any]], folded: int = 0) -> list
             lines.append(f"  {claimed} (era {entry['era']}): {ran or 'no claimed case'}")
     if folded:
         lines.append(
-            f"  ({folded} cases stated for releases of other eras with the same semantics ran once, as the "
-            "claimed version)"
+            f"  ({folded} case{'' if folded == 1 else 's'} stated for releases of other eras with the same "
+            "semantics ran once, as the claimed version)"
         )
     return lines
 

@@ -28,21 +28,12 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.tier_cpu import cpu_so_far
+
 __all__ = ["DIR_ENV", "tree_cpu"]
 
 DIR_ENV = "KJOIN_TEST_CPU_DIR"
 """The folder the per-test figures go to (one ``<pid>.jsonl`` per pytest process)."""
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _own_cpu_ticks(pid: int) -> int | None:
-    """``utime + stime + cutime + cstime`` of ``pid`` in clock ticks, or ``None`` once it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text.rsplit(")", 1)[1].split()
-    return sum(int(fields[i]) for i in (11, 12, 13, 14))
 
 
 def _children(pid: int) -> list[int]:
@@ -64,18 +55,15 @@ def _children(pid: int) -> list[int]:
 
 def tree_cpu(root: int) -> float:
     """CPU seconds of ``root`` and of all its live descendants (with the children each has waited for)."""
-    ticks, stack, seen = 0, [root], set()
+    total, stack, seen = 0.0, [root], set()
     while stack:
         pid = stack.pop()
         if pid in seen:
             continue
         seen.add(pid)
-        own = _own_cpu_ticks(pid)
-        if own is None:
-            continue
-        ticks += own
+        total += cpu_so_far(pid)  # 0 for a process already gone, whose children list is empty too
         stack.extend(_children(pid))
-    return ticks / _TICK
+    return total
 
 
 class _Recorder:

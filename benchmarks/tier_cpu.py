@@ -48,7 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_TIER", "TARGET_CPU_S", "Attribution", "TreeUsage", "main", "measure"]
+__all__ = ["DEFAULT_TIER", "TARGET_CPU_S", "Attribution", "TreeUsage", "cpu_so_far", "main", "measure"]
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TIER = ("tests", "-n", "2", "--dist", "loadgroup")
@@ -119,8 +119,9 @@ def _describe(pid: int) -> str:
     return f"{pid} {command[:100]}"
 
 
-def _cpu_so_far(pid: int) -> float:
-    """CPU seconds of a running process and of the children it waited for (``/proc/PID/stat``)."""
+def cpu_so_far(pid: int) -> float:
+    """CPU seconds of a running process and of the children it waited for (``/proc/PID/stat``); 0 once it
+    is gone."""
     stat = _stat_fields(pid)
     if stat is None:
         return 0.0
@@ -139,7 +140,7 @@ def _reap_orphans(linger: float) -> tuple[tuple[str, ...], float]:
             return (), 0.0
         if time.monotonic() >= deadline:
             left = _own_children()
-            return tuple(_describe(pid) for pid in left), sum(_cpu_so_far(pid) for pid in left)
+            return tuple(_describe(pid) for pid in left), sum(cpu_so_far(pid) for pid in left)
         time.sleep(0.2)
 
 

@@ -115,9 +115,9 @@ def for_application(case: Case, rng: random.Random, cache: bool, *, small_cache:
     * the record cache at 10 MiB (``cache``) or off, no timed commit; for table-table joins, whose state is
       all in changelogged stores, a commit point (a close and restart) after one or two records, half the
       time;
-    * with ``small_cache`` (and ``cache``) instead a cache of 60 to 400 bytes, which evicts, and no commit
-      point: a restart empties the caches, which a commit does not (spec PR-9), so only the close at the end
-      keeps the oracle's sizes exact."""
+    * with ``small_cache`` (and ``cache``) instead a cache drawn from ``SMALL_CACHE_BYTES`` (50 to 149 bytes),
+      which evicts, and no commit point: a restart empties the caches, which a commit does not (spec PR-9),
+      so only the close at the end keeps the oracle's sizes exact."""
     records = [
         Record(r.side, r.key, r.value, 2 * r.ts + (r.side == "right"))
         for r in case.records

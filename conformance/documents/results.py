@@ -15,6 +15,7 @@ document. The same inputs give a byte-identical file (no wall time in it; cases 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import platform
@@ -517,15 +518,11 @@ class ResultsJournal:
     def add(self, case: Mapping[str, Any]) -> None:
         """Keep one finished case (a later result for the same id replaces it)."""
         self.cases[str(case["id"])] = dict(case)
-        packed = dict(case)
-        for field, pool in POOLED.items():
-            value = case.get(field)
-            if value is not None and not isinstance(value, int):
-                text, entries = _dumps(value), self._pools[pool]
-                if text not in entries:
-                    entries[text] = len(entries)
-                    self._handle.write(f'{{"pool":{_dumps(pool)},"entry":{text}}}\n')
-                packed[field] = entries[text]
+        known = {pool: len(entries) for pool, entries in self._pools.items()}
+        packed = _pooled(case, self._pools)
+        for pool, entries in self._pools.items():  # the entries this case added, in the order it added them
+            for text in itertools.islice(entries, known[pool], None):
+                self._handle.write(f'{{"pool":{_dumps(pool)},"entry":{text}}}\n')
         self._append({"case": packed})
 
     def add_call(self, call: Mapping[str, Any]) -> None:

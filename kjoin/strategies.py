@@ -52,6 +52,7 @@ __all__ = [
     "join_specs",
     "join_windows",
     "keys",
+    "min_time_boundary_scenarios",
     "records",
     "store_expiry_scenarios",
     "timestamps",
@@ -551,6 +552,128 @@ def emission_pass_scenarios(
         stores=st.sampled_from(list(stores)),
     )
     return st.tuples(spec, history)
+
+
+def min_time_boundary_scenarios(
+    *,
+    variants: Sequence[Variant] = ("outer", "left"),
+    stores: Sequence[StoreKind] = STORE_KINDS,
+    min_per_side: int = 3,
+    max_per_side: int = 5,
+) -> st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]]:
+    """Stream-stream outer and left joins shaped for 3.8+'s emission pass and the ``minTime`` it leaves
+    behind (KAFKA-15417, spec SS-22 to SS-25): several unjoined records per side are held, then one record
+    closes the first of them and runs a pass that finds both sides open, and then stream time steps across
+    ``minTime + joinAfter + grace``.
+
+    1. *Held*: ``min_per_side`` to ``max_per_side`` records per side, interleaved, each under a key of its
+       own (one in five reuses an earlier record's key), in non-decreasing time (steps of 1, 2 or 0 ms). The
+       window (``ofTimeDifferenceAndGrace``, ``before`` and ``after`` drawn apart in ``[0, 3]``) has a grace
+       at least as long as their time span, so no pass runs among them and every one is held.
+    2. *Trigger*: a record on the side of a held record, at the first stream time that closes it (``ts +
+       joinAfter + grace + 1``, or the largest held ts if later): its processor's ``minTime`` test lets the
+       pass run, which emits what has closed and, in an outer join, stops one entry after the later of the
+       two sides' first open records. Only closing points that leave held entries past that stop entry
+       are drawn (where there are some).
+    3. *Steps*: 1 to 3 records in time order, each on a drawn side, on an edge of that side's processor's
+       early-return bound ``minTime + joinAfter + grace`` (exactly on it, or 1 ms past), for ``minTime``
+       the pass's stop entry (3.8+ as released) and the last held entry (where a walk that never stops
+       leaves it): a record past the first bound and not past the second runs the pass under the first
+       ``minTime`` and not under the second. Then one time in two a record late enough to close
+       everything.
+
+    An outer join whose pass left ``minTime`` at the stop entry and one whose walk went on to the last
+    entry then emit the closed records at different records (``conformance/differential/corners.py``,
+    ``ss-min-time-past-stop``). A left join holds left records only, so its walk never stops early; it is
+    drawn (one time in four) for the timing of the pass itself. Values are labelled as in ``join_histories``.
+
+    Shrinks towards an outer join with a zero-width window, ``min_per_side`` held records per side 1 ms
+    apart, the first closing point, and one step 1 ms past the stop entry's bound.
+    """
+    _check_choices("variants", variants, ("outer", "left"))
+    if not variants:
+        raise InvalidArgument("variants=[] must offer outer or left")
+    _check_choices("stores", stores, STORE_KINDS)
+    _check_positive("min_per_side", min_per_side)
+    _check_interval("min_per_side", min_per_side, "max_per_side", max_per_side)
+    per_side = st.integers(min_value=min_per_side, max_value=max_per_side)
+    narrow = st.integers(min_value=0, max_value=3)
+    outer_mostly: list[Variant] = ["outer", "outer", "outer", "left"]
+    weighted = list(variants) if len(set(variants)) == 1 else outer_mostly
+    only_left: list[Side] = ["left"]
+    only_right: list[Side] = ["right"]
+
+    @st.composite
+    def _scenario(draw: st.DrawFn) -> tuple[JoinSpec, tuple[Record, ...]]:
+        variant = draw(st.sampled_from(weighted))
+        sides = only_left * draw(per_side) + only_right * draw(per_side)
+        held: list[_Step] = []
+        ts = 0
+        for number, side in enumerate(draw(st.permutations(sides))):
+            ts += draw(st.sampled_from([1, 2, 0])) if number else 0
+            reused = bool(held) and draw(_RARELY)
+            key = draw(st.sampled_from([step.key for step in held])) if reused else f"k{number + 1}"
+            held.append(_Step(side, key, False, "", ts))
+        window = Window(before=draw(narrow), after=draw(narrow), grace=ts + draw(st.integers(0, 3)))
+        spec = JoinSpec(
+            join="stream-stream", variant=variant, window=window, stores=draw(st.sampled_from(list(stores)))
+        )
+        fresh = iter(f"k{number}" for number in range(len(held) + 1, 2 * len(held) + 10))
+        order = sorted(held, key=lambda step: (step.offset, step.side == "left", str(step.key).encode()))
+        in_store = order if variant == "outer" else [step for step in order if step.side == "left"]
+        side, trigger_at = draw(st.sampled_from(_trigger_points(in_store, window)))
+        steps = [*held, _Step(side, next(fresh), False, "", trigger_at)]
+        stop, last = _min_time_after_pass(in_store, trigger_at, window)
+        stream_time = trigger_at
+        for _ in range(draw(st.integers(min_value=1, max_value=3))):
+            side = draw(st.sampled_from(SIDES))
+            # minTime + joinAfter + grace for this side's processor: 1 ms past the stop entry's (the first
+            # stream time at which the pass runs), on the last entry's (the last at which only it runs),
+            # on the stop entry's (neither runs), 1 ms past the last entry's (both run)
+            stop_edge, last_edge = (_closes_after(ts, side, window) - 1 for ts in (stop, last))
+            edge = draw(st.sampled_from([stop_edge + 1, last_edge, stop_edge, last_edge + 1]))
+            stream_time = max(stream_time, edge)
+            steps.append(_Step(side, next(fresh), False, "", stream_time))
+        if draw(st.booleans()):
+            late = _closes_after(trigger_at, "left", window) + window.before + window.after
+            steps.append(_Step(draw(st.sampled_from(SIDES)), next(fresh), False, "", late))
+        return spec, _fold("stream-stream", steps, absolute=True)
+
+    return _scenario()
+
+
+def _closes_after(ts: int, side: Side, window: Window) -> int:
+    """The first stream time at which a held record of ``side`` at ``ts`` has closed (3.8+, spec SS-22): a
+    left record after ``ts + after + grace``, a right one after ``ts + before + grace``. Read another way,
+    ``_closes_after(minTime, side) - 1`` is the bound of the early return of a ``side`` processor's pass,
+    ``minTime + joinAfter + grace`` (``joinAfter`` is ``after`` for the left processor, ``before`` for the
+    right one)."""
+    bound = window.after if side == "left" else window.before
+    return ts + bound + (window.grace or 0) + 1
+
+
+def _trigger_points(held: Sequence[_Step], window: Window) -> list[tuple[Side, int]]:
+    """Where a record runs a pass that leaves entries of ``held`` (in store order) past its stop entry:
+    (its side, its ts) at the first stream time that closes a held record (at least the largest held ts),
+    on that record's side, whose processor's early return then lets the pass run. All closing points when
+    none leaves entries past the stop (a left join)."""
+    latest = max(step.offset for step in held)
+    points = [(step.side, max(latest, _closes_after(step.offset, step.side, window))) for step in held]
+    past_stop = [point for point in points if len(set(_min_time_after_pass(held, point[1], window))) == 2]
+    return list(dict.fromkeys(past_stop or points))
+
+
+def _min_time_after_pass(held: Sequence[_Step], stream_time: int, window: Window) -> tuple[int, int]:
+    """Where a 3.8+ pass at ``stream_time`` over ``held`` (in store order, one value per key) leaves
+    ``minTime`` (spec SS-24): the entry after the later of the two sides' first open records, or the last
+    entry when it never sees both; and the last entry's ts."""
+    open_sides: set[Side] = set()
+    for step in held:
+        if len(open_sides) == 2:
+            return step.offset, held[-1].offset
+        if _closes_after(step.offset, step.side, window) > stream_time:
+            open_sides.add(step.side)
+    return held[-1].offset, held[-1].offset
 
 
 def join_scenarios(

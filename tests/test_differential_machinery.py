@@ -227,10 +227,12 @@ def test_kjoin_fuzz_draws_self_joins_for_a_candidate_that_claims_them() -> None:
     profile = replace(PROFILES["ci"], examples=12)
     without = generated_batches(plain, [("3.9", 12)], profile, 7)
     with_self = generated_batches(replace(plain, self_joins=True), [("3.9", 12)], profile, 7)
-    assert [batch.join for batch in without] == ["stream-stream", "stream-globaltable"]
+    # the third: the 3.8+ minTime scenarios of a stream-stream outer/left claim (generate_min_time_cases)
+    assert [batch.join for batch in without] == ["stream-stream", "stream-globaltable", "stream-stream"]
+    assert all(case.scenario.startswith("fuzz-mt-") for case in without[2].cases)
     assert not any(case.spec.self_join for batch in without for case in batch.cases)
-    assert with_self[:2] == without
-    [self_joins] = with_self[2:]
+    assert with_self[:2] == without[:2] and with_self[3:] == without[2:]
+    [self_joins] = with_self[2:3]
     assert self_joins.cases and all(case.spec.self_join for case in self_joins.cases)
     assert all(case.scenario.startswith("fuzz-sj-") for case in self_joins.cases)
     assert {case.spec.optimization for case in self_joins.cases} == {"none", "all"}

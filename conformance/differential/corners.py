@@ -20,7 +20,15 @@ that reach each corner the era offers; ``tests/test_generation_reach.py`` requir
   updates releases it early, against the older table value;
 * ``versioned-same-ts-put:<join>``: two puts of one key with the same timestamp into a versioned table
   (the second is the latest), in each join kind that reads versioned tables: a port that keeps the first
-  as the latest answers with the wrong version.
+  as the latest answers with the wrong version;
+* ``ss-min-time-past-stop``: 3.8+ as released (spec SS-24): an outer join's emission pass stops one entry
+  after the later of the two sides' first open records with held entries past that stop entry, and a
+  later record runs the pass under the ``minTime`` it left and emits there, where a walk that never stops
+  (``minTime`` at the last entry) skips it: the mistake of ``outer_store.py:98 2 -> 3``
+  (docs/mutation-report.md). The held records and ``minTime`` depend on which records joined, so this
+  corner replays the scenario through the oracle's ``JoinDriver`` and follows the other ``minTime``
+  beside it (the held records are the same for both until one of them emits something the other does
+  not).
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ from collections.abc import Callable, Sequence
 
 from kjoin.conformance.catalogue import Case
 from kjoin.oracle.behaviour import Behaviour
-from kjoin.oracle.records import JoinKind, Record
+from kjoin.oracle.driver import JoinDriver
+from kjoin.oracle.records import JoinKind, Record, Settings
 
 __all__ = ["CORNERS", "Corner", "corners_of", "offered_corners"]
 
@@ -152,6 +161,70 @@ def _versioned_same_ts_put(join: JoinKind) -> Callable[[Case], bool]:
     return reaches
 
 
+def _held_state(driver: JoinDriver) -> tuple[int | None, list[tuple[int, str, object]]]:
+    """The outer store's ``minTime`` (``None``: ``Long.MAX_VALUE``) and its held records' (ts, side, key),
+    in store order."""
+    outer = driver.snapshot()["outer"]
+    assert isinstance(outer, dict)
+    held = [(int(entry[0]), str(entry[1]), entry[2]) for entry in outer["held"]]
+    min_time = outer["min_time"]
+    return (min_time if isinstance(min_time, int) else None), held
+
+
+def _spurious_free_outer(case: Case) -> bool:
+    """A two-sided outer join with ``ofTimeDifferenceAndGrace`` under the test driver's settings."""
+    window = case.spec.window
+    return (
+        case.join == "stream-stream"
+        and case.spec.variant == "outer"
+        and not case.spec.self_join
+        and case.spec.settings == Settings()
+        and window is not None
+        and window.grace is not None
+        and not window.legacy
+    )
+
+
+def ss_min_time_past_stop(case: Case) -> bool:
+    window = case.spec.window
+    if not _spurious_free_outer(case) or window is None or window.grace is None:
+        return False
+    driver = JoinDriver(case.spec, kafka=case.kafka, intended=case.intended)
+    if not driver.behaviour.outer_join_min_time_is_last_visited:
+        return False
+    grace, stream_time = window.grace, -1
+    closes_by = {"left": window.after, "right": window.before}
+    other: int | None = None  # the minTime a walk that never stops would have left (None: Long.MAX_VALUE)
+    for record in case.records:
+        if record.key is None or record.value is None:
+            return False  # null records take other paths (spec SS-10 to SS-13): not followed here
+        real, held = _held_state(driver)
+        driver.pipe(record.side, record.key, record.value, record.ts)
+        emitted = any(
+            None in output.value and record.value not in output.value
+            for output in driver.read_outputs()
+            if isinstance(output.value, tuple)
+        )
+        in_order, stream_time = record.ts >= stream_time, max(stream_time, record.ts)
+        join_after = window.after if record.side == "left" else window.before
+        runs = in_order and real is not None and real + join_after + grace < stream_time
+        other_runs = in_order and other is not None and other + join_after + grace < stream_time
+        if runs and not other_runs and emitted:
+            return True  # the pass emits here, the other walk's early return skips it
+        if (
+            other_runs
+            and not runs
+            and any(ts + closes_by[side] + grace < stream_time for ts, side, _ in held)
+        ):
+            return True  # the other walk emits where the pass is skipped
+        if other_runs:
+            other = held[-1][0] if held else None  # it visited every entry
+        _, now_held = _held_state(driver)
+        if (record.ts, record.side, record.key) in now_held:
+            other = record.ts if other is None else min(other, record.ts)  # the record is held (spec SS-20)
+    return False
+
+
 class Corner:
     """A named corner: the join kind it lives in, the era capability it needs, and its shape."""
 
@@ -175,6 +248,9 @@ CORNERS: tuple[Corner, ...] = (
     *(
         Corner(f"versioned-same-ts-put:{join}", join, "has_versioned_stores", _versioned_same_ts_put(join))
         for join in ("stream-table", "table-table", "fk")
+    ),
+    Corner(
+        "ss-min-time-past-stop", "stream-stream", "outer_join_min_time_is_last_visited", ss_min_time_past_stop
     ),
 )
 """Every corner, in the order the report lists them."""

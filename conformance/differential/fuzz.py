@@ -4,7 +4,9 @@
    when claimed (the candidate's ``Claim`` decides join kinds, variants, stores, versioned tables,
    stream-table grace and self-joins; ``generated_batches``) as the newest
    claimed version, and, unless one version is asked for, half as many again spread over the other
-   claimed versions (at least ``MIN_PER_ERA`` each): every era a candidate claims is fuzzed.
+   claimed versions (at least ``MIN_PER_ERA`` each): every era a candidate claims is fuzzed. Stream-stream
+   outer and left joins as 3.8+ also get scenarios around the emission pass's ``minTime``
+   (``generate_min_time_cases``, ids ``fuzz-mt-...``).
 2. One ``HarnessRun`` checks them all: one candidate call per join kind, the oracle for what Kafka emits,
    the checker for the verdict, declared differences honoured (a declared difference is not a failure).
 3. Up to ``shrink_failures`` failing cases (the smallest first, taking join kinds in turn) are shrunk
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.differential.generate import Generated, generate_cases
+from kjoin.conformance.differential.generate import Generated, generate_cases, generate_min_time_cases
 from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile
 from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, local_minimum, shrink
 from kjoin.conformance.documents.outcomes import CaseOutcome
@@ -165,26 +167,37 @@ def generated_batches(
     intended: bool = False,
 ) -> tuple[Generated, ...]:
     """The scenarios to fuzz: for each (version, count) of ``plan``, ``count`` scenarios of each claimed
-    join kind (narrowed by ``joins``), and as many self-joins when the claim covers them
-    (``Claim.self_joins``; spec SJ-1)."""
+    join kind (narrowed by ``joins``), as many self-joins when the claim covers them (``Claim.self_joins``;
+    spec SJ-1), and, for stream-stream outer and left joins as 3.8+, up to the profile's
+    ``min_time_examples`` scenarios around the emission pass's ``minTime`` (``generate_min_time_cases``;
+    drawn apart, so the others are the same with or without them)."""
     wanted = [join for join in JOIN_KINDS if join in claim.joins and (joins is None or join in joins)]
     kinds = [(join, False) for join in wanted]
     if claim.self_joins and "stream-stream" in wanted:
         kinds.append(("stream-stream", True))
-    return tuple(
-        generate_cases(
-            join,
-            version,
-            profile=profile,
-            seed=seed,
-            claim=claim,
-            examples=share,
-            intended=intended,
-            self_join=self_join,
+    batches: list[Generated] = []
+    for version, share in plan:
+        batches.extend(
+            generate_cases(
+                join,
+                version,
+                profile=profile,
+                seed=seed,
+                claim=claim,
+                examples=share,
+                intended=intended,
+                self_join=self_join,
+            )
+            for join, self_join in kinds
         )
-        for version, share in plan
-        for join, self_join in kinds
-    )
+        if "stream-stream" in wanted and profile.min_time_examples:
+            count = min(profile.min_time_examples, share)
+            found = generate_min_time_cases(
+                version, profile=profile, seed=seed, claim=claim, examples=count, intended=intended
+            )
+            if found.cases:
+                batches.append(found)
+    return tuple(batches)
 
 
 def fuzzed_versions(claimed: Sequence[str], examples: int) -> list[tuple[str, int]]:

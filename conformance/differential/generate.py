@@ -36,7 +36,13 @@ from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.protocol import Claim
 from kjoin.oracle.behaviour import Behaviour, behaviour_for, version_problem
 from kjoin.oracle.records import JOIN_KINDS, STORE_KINDS, JoinKind, JoinSpec, Record, Variant
-from kjoin.strategies import JOIN_VARIANTS, as_self_joins, join_scenarios, with_production_settings
+from kjoin.strategies import (
+    JOIN_VARIANTS,
+    as_self_joins,
+    join_scenarios,
+    min_time_boundary_scenarios,
+    with_production_settings,
+)
 
 __all__ = [
     "JOIN_ABBREVIATIONS",
@@ -44,6 +50,7 @@ __all__ = [
     "Generated",
     "draw_examples",
     "generate_cases",
+    "generate_min_time_cases",
     "offered_variants",
     "strategy_label",
 ]
@@ -194,13 +201,62 @@ def generate_cases(
         strategy = with_production_settings(strategy, behaviour)
         label = f"kjoin.strategies.with_production_settings({label}, behaviour_for({kafka!r}))"
     drawn = draw_examples(strategy, profile.examples if examples is None else examples, seed)
+    kind = "sj" if self_join else JOIN_ABBREVIATIONS[join]
+    return Generated(join, label, seed, _as_cases(drawn, kind, seed, kafka, intended), len(drawn), kafka)
+
+
+MIN_TIME_ID = "mt"
+"""The id part of ``generate_min_time_cases``' scenarios: ``fuzz-mt-<seed>-<n>``."""
+
+
+@lru_cache(maxsize=64)
+def generate_min_time_cases(
+    kafka: str,
+    *,
+    profile: FuzzProfile,
+    seed: int,
+    claim: Claim,
+    examples: int | None = None,
+    intended: bool = False,
+) -> Generated:
+    """``examples`` (default: the profile's ``min_time_examples``) stream-stream outer and left joins of
+    ``strategies.min_time_boundary_scenarios`` that ``claim`` covers, run as Kafka ``kafka``: several held
+    records per side, then stream time stepped across ``minTime + joinAfter + grace`` of 3.8+'s emission
+    pass (KAFKA-15417, spec SS-22 to SS-25). None for an era whose held records do not close each by its
+    own side's bound (before 3.8) or for a claim without outer and left joins.
+
+    Drawn apart from ``generate_cases`` (ids ``fuzz-mt-<seed>-<n>``), so adding them changes none of the
+    scenarios it draws for any profile or seed."""
+    problem = version_problem(kafka)
+    if problem is not None:
+        raise ValueError(f"kafka: {kafka!r} {problem}")
+    behaviour = behaviour_for(kafka, intended=intended)
+    variants = tuple(v for v in ("outer", "left") if v in claim.variants)
+    stores = [store for store in STORE_KINDS if store in claim.stores]
+    label = f"kjoin.strategies.min_time_boundary_scenarios(variants={list(variants)!r}, stores={stores!r})"
+    if "stream-stream" not in claim.joins or not variants or not stores:
+        return Generated("stream-stream", label, seed, (), 0, kafka)
+    if not behaviour.outer_join_closes_each_side_by_its_own_bound:
+        return Generated("stream-stream", label, seed, (), 0, kafka)
+    strategy = min_time_boundary_scenarios(variants=variants, stores=stores)
+    count = profile.min_time_examples if examples is None else examples
+    drawn = draw_examples(strategy, count, seed)
+    return Generated(
+        "stream-stream", label, seed, _as_cases(drawn, MIN_TIME_ID, seed, kafka, intended), len(drawn), kafka
+    )
+
+
+def _as_cases(
+    drawn: Sequence[tuple[JoinSpec, tuple[Record, ...]]], kind: str, seed: int, kafka: str, intended: bool
+) -> tuple[Case, ...]:
+    """The distinct, runnable ``drawn`` scenarios as cases ``fuzz-<kind>-<seed>-<n>``."""
     seen: set[tuple[JoinSpec, tuple[Record, ...]]] = set()
     cases: list[Case] = []
     for spec, records in drawn:
         if (spec, records) in seen:
             continue
         seen.add((spec, records))
-        scenario = f"fuzz-{'sj' if self_join else JOIN_ABBREVIATIONS[join]}-{seed}-{len(cases):04d}"
+        scenario = f"fuzz-{kind}-{seed}-{len(cases):04d}"
         case = Case(
             id=case_id(scenario, spec.variant, kafka, intended),
             scenario=scenario,
@@ -212,7 +268,7 @@ def generate_cases(
         )
         if _runnable(case):
             cases.append(case)
-    return Generated(join, label, seed, tuple(cases), len(drawn), kafka)
+    return tuple(cases)
 
 
 def _runnable(case: Case) -> bool:

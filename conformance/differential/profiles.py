@@ -53,6 +53,10 @@ class FuzzProfile:
     """``max_examples`` of each oracle property test (and era)."""
     seed: int
     """The seed used when none is given."""
+    min_time_examples: int = 0
+    """Scenarios of ``strategies.min_time_boundary_scenarios`` per fuzzed 3.8+ version, at most (besides
+    ``examples``; a version fuzzed with fewer ``examples`` gets as many): stream-stream outer and left joins
+    around the ``minTime`` of 3.8+'s emission pass (``generate.generate_min_time_cases``)."""
 
 
 PROFILES: dict[str, FuzzProfile] = {
@@ -66,6 +70,7 @@ PROFILES: dict[str, FuzzProfile] = {
         round_reductions=400,
         property_examples=30,
         seed=20240601,
+        min_time_examples=24,
     ),
     "deep": FuzzProfile(
         name="deep",
@@ -77,6 +82,7 @@ PROFILES: dict[str, FuzzProfile] = {
         round_reductions=1500,
         property_examples=1000,
         seed=20240601,
+        min_time_examples=300,
     ),
 }
 """The bundled profiles by name."""

@@ -22,7 +22,7 @@ from typing import Any
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.portable import case_json
 from kjoin.conformance.checker import CandidateFailure, Emitted, check
-from kjoin.conformance.differential.generate import Generated, generate_cases
+from kjoin.conformance.differential.generate import Generated, generate_cases, generate_min_time_cases
 from kjoin.conformance.differential.profiles import FuzzProfile
 from kjoin.conformance.differential.shrink import Shrunk, shrink
 from kjoin.conformance.documents.outcomes import CaseOutcome, kafka_outputs
@@ -150,7 +150,9 @@ def verify(
     disagreements (at most ``shrink_failures``, default the profile's). With ``production`` the scenarios
     carry production-like settings and wall clocks (``strategies.with_production_settings``). With
     ``self_joins`` they are stream-stream self-joins instead, optimization ``none`` and ``all``
-    (``strategies.as_self_joins``, docs/semantics/self-join.md)."""
+    (``strategies.as_self_joins``, docs/semantics/self-join.md). Stream-stream joins as 3.8+ also get the
+    profile's ``min_time_examples`` scenarios around the emission pass's ``minTime``
+    (``generate_min_time_cases``)."""
     started = time.perf_counter()
     release = release_of(version)
     _announce_build(release, progress)
@@ -174,6 +176,8 @@ def verify(
         )
         for join in wanted
     )
+    if "stream-stream" in wanted and not (self_joins or production):
+        generated += (generate_min_time_cases(release, profile=profile, seed=chosen_seed, claim=EVERYTHING),)
     cases = [case for batch in generated for case in batch.cases]
     calls: list[int] = []
     timings: list[dict[str, Any]] = []

@@ -22,6 +22,7 @@ from pyspark.sql import functions as F
 
 from kjoin.conformance.candidates.reference.frames import by_scenario, emission, running_max_before
 from kjoin.conformance.candidates.reference.stream_stream import (
+    PROBE_COLUMNS,
     retained_sql,
     store_retention,
     stream_stream_emissions,
@@ -140,18 +141,7 @@ def _with_partners(rec: DataFrame) -> DataFrame:
     reach = F.greatest(F.col("before"), F.col("after"))
     probes = rec.filter("joinable")
     wanted = probes.select(
-        "scenario_id",
-        "idx",
-        "key",
-        "ts",
-        "before",
-        "after",
-        "memory",
-        "retention",
-        "obs_left",
-        "obs_right",
-        "rocksdb_window_expiry_is_exact",
-        "rocksdb_segments_expire_by_retention",
+        *PROBE_COLUMNS,
         F.explode(
             F.sequence(F.floor((F.col("ts") - reach) / width), F.floor((F.col("ts") + reach) / width))
         ).alias("bucket"),

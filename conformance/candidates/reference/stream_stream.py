@@ -32,7 +32,25 @@ from kjoin.conformance.candidates.reference.outer_store import (
     emit_held_records,
 )
 
-__all__ = ["retained_sql", "store_retention", "stream_stream_emissions"]
+__all__ = ["PROBE_COLUMNS", "retained_sql", "store_retention", "stream_stream_emissions"]
+
+PROBE_COLUMNS = (
+    "scenario_id",
+    "idx",
+    "key",
+    "ts",
+    "before",
+    "after",
+    "memory",
+    "retention",
+    "obs_left",
+    "obs_right",
+    "rocksdb_window_expiry_is_exact",
+    "rocksdb_segments_expire_by_retention",
+)
+"""What a probe takes into the bucketed range join (``_with_matches``, and the self-join's
+``self_join._with_partners``): which record it is, its time and window, and what ``retained_sql`` reads of
+the store it fetches from."""
 
 DAY_MS = 24 * 60 * 60 * 1000
 MIN_SEGMENT_INTERVAL_MS = 60_000
@@ -156,19 +174,8 @@ def _with_matches(rec: DataFrame) -> DataFrame:
     low = F.when(side_is("left"), F.col("ts") - F.col("before")).otherwise(F.col("ts") - F.col("after"))
     high = F.when(side_is("left"), F.col("ts") + F.col("after")).otherwise(F.col("ts") + F.col("before"))
     wanted = probes.filter(F.col("key").isNotNull()).select(
-        "scenario_id",
-        "idx",
-        "key",
+        *PROBE_COLUMNS,
         "side",
-        "ts",
-        "before",
-        "after",
-        "memory",
-        "retention",
-        "obs_left",
-        "obs_right",
-        "rocksdb_window_expiry_is_exact",
-        "rocksdb_segments_expire_by_retention",
         F.explode(F.sequence(F.floor(low / width), F.floor(high / width))).alias("bucket"),
     )
     stored = rec.filter("stored").select(

@@ -4,8 +4,9 @@
 table-table; a foreign-key join spans tasks, spec TK-3) from the project's strategies, makes them fit a
 multi-partition run (``for_application``), runs them through ``KafkaApplication`` (a ``KafkaStreams``
 instance on the loopback broker, input topics of N partitions) and compares each output partition with the
-oracle's outputs for that partition's task (``application.expected_per_partition``). Where the oracle
-refuses (``UnmodelledSettingsError``: a cache it does not model yet) the scenario is counted apart.
+oracle's outputs for that partition's task (``application.oracle_run``: one run per task, which also counts
+its record cache's evictions). Where the oracle refuses (``UnmodelledSettingsError``: a cache it does not
+model yet) the scenario is counted apart.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ from kjoin.conformance.kafka.application import (
     decode_app_answer,
     expected_per_partition,
     first_difference,
-    predicted_evictions,
+    oracle_run,
+    refusal,
 )
 from kjoin.conformance.kafka.verify import EVERYTHING
 from kjoin.oracle.behaviour import release_of
+from kjoin.oracle.errors import OracleError
 from kjoin.oracle.records import JoinKind, Record, Settings, Versioning, Window
 
 __all__ = [
@@ -186,15 +189,22 @@ def check_answers(cases: Sequence[Case], answers: Sequence[Answer]) -> list[AppO
             outcomes.append(AppOutcome(case, "kafka error", answer[1]))
             continue
         spread = len({partition for partition, _ in answer.inputs})
-        expected = expected_per_partition(case, answer)
-        if isinstance(expected, str):
-            outcomes.append(AppOutcome(case, "oracle refuses", expected, spread))
+        try:
+            predicted = oracle_run(case, answer)
+        except OracleError as error:
+            outcomes.append(AppOutcome(case, "oracle refuses", refusal(error), spread))
             continue
-        evicted, evicted_dirty = predicted_evictions(case, answer)
-        shows = evicted_dirty > 0 and expected != expected_per_partition(_with_large_cache(case), answer)
+        expected = predicted.outputs
+        shows = predicted.evicted_dirty > 0 and expected != expected_per_partition(
+            _with_large_cache(case), answer
+        )
         difference = first_difference(answer.outputs, expected)
         status: Status = "agree" if difference is None else "disagree"
-        outcomes.append(AppOutcome(case, status, difference or "", spread, evicted, evicted_dirty, shows))
+        outcomes.append(
+            AppOutcome(
+                case, status, difference or "", spread, predicted.evicted, predicted.evicted_dirty, shows
+            )
+        )
     return outcomes
 
 

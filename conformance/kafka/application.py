@@ -39,9 +39,12 @@ __all__ = [
     "NO_TIMED_COMMIT_MS",
     "AppAnswer",
     "KafkaApplication",
+    "OracleRun",
     "decode_app_answer",
     "expected_per_partition",
+    "oracle_run",
     "predicted_evictions",
+    "refusal",
     "segments",
 ]
 
@@ -184,44 +187,64 @@ def _as_run(case: Case) -> JoinSpec:
     return dataclasses.replace(case.spec, settings=settings)
 
 
-def expected_per_partition(case: Case, answer: AppAnswer) -> dict[int, tuple[Output, ...]] | str:
-    """What the oracle states for each partition of the output topic (its task's outputs, spec TK-1), or
-    why it states nothing (its refusal, e.g. ``UnmodelledSettingsError``). The settings are those the
-    application ran with: no timed commit when the scenario gives no interval."""
-    spec = _as_run(case)
-    behaviour = behaviour_for(case.kafka)
-    expected: dict[int, tuple[Output, ...]] = {}
-    for partition in range(answer.partitions):
-        records = task_records(case, answer.inputs, partition)
-        if not records:
-            continue
-        try:
-            outputs = run(spec, records, behaviour)
-        except OracleError as error:
-            return f"{type(error).__name__}: {error}"
-        if outputs:
-            expected[partition] = tuple(outputs)
-    return expected
+@dataclass(frozen=True, slots=True)
+class OracleRun:
+    """What the oracle states for an application run: each output partition's outputs (its task's, spec
+    TK-1), and how many entries the tasks' record caches evict in all, how many of them dirty (each flushes
+    its store at once, spec PR-9); both 0 when not asked for or without a cache."""
+
+    outputs: dict[int, tuple[Output, ...]]
+    evicted: int = 0
+    evicted_dirty: int = 0
 
 
-def predicted_evictions(case: Case, answer: AppAnswer) -> tuple[int, int]:
-    """How many entries the oracle's record caches evict over all tasks of the run ``answer`` describes, and
-    how many of them are dirty (each flushes its store at once, spec PR-9); ``(0, 0)`` without a cache."""
+def oracle_run(case: Case, answer: AppAnswer, *, evictions: bool = True) -> OracleRun:
+    """The oracle once over each task of the run ``answer`` describes, with the settings the application ran
+    with (no timed commit when the scenario gives no interval). With ``evictions`` and a record cache the
+    run is traced, and the evictions are read from its last state: one run gives both the outputs and the
+    counts. Raises ``OracleError`` where the oracle refuses (e.g. ``UnmodelledSettingsError``)."""
     spec = _as_run(case)
-    if spec.settings.cache_max_bytes == 0:
-        return 0, 0
     behaviour = behaviour_for(case.kafka)
+    traced = evictions and spec.settings.cache_max_bytes > 0
+    outputs: dict[int, tuple[Output, ...]] = {}
     evicted = evicted_dirty = 0
     for partition in range(answer.partitions):
         records = task_records(case, answer.inputs, partition)
         if not records:
             continue
-        steps = run_traced(spec, records, behaviour)
-        for table in steps[-1][1].values():
-            if isinstance(table, dict) and "evicted" in table:
-                evicted += int(table["evicted"])
-                evicted_dirty += int(table["evicted_dirty"])
-    return evicted, evicted_dirty
+        if traced:
+            steps = run_traced(spec, records, behaviour)
+            emitted = [output for step, _ in steps for output in step]
+            for table in steps[-1][1].values():
+                if isinstance(table, dict) and "evicted" in table:
+                    evicted += int(table["evicted"])
+                    evicted_dirty += int(table["evicted_dirty"])
+        else:
+            emitted = run(spec, records, behaviour)
+        if emitted:
+            outputs[partition] = tuple(emitted)
+    return OracleRun(outputs, evicted, evicted_dirty)
+
+
+def refusal(error: OracleError) -> str:
+    """How an oracle's refusal to state a run's outputs is reported."""
+    return f"{type(error).__name__}: {error}"
+
+
+def expected_per_partition(case: Case, answer: AppAnswer) -> dict[int, tuple[Output, ...]] | str:
+    """What the oracle states for each partition of the output topic (``oracle_run``'s outputs), or why it
+    states nothing (its refusal, e.g. ``UnmodelledSettingsError``)."""
+    try:
+        return oracle_run(case, answer, evictions=False).outputs
+    except OracleError as error:
+        return refusal(error)
+
+
+def predicted_evictions(case: Case, answer: AppAnswer) -> tuple[int, int]:
+    """How many entries the oracle's record caches evict over all tasks of the run ``answer`` describes, and
+    how many of them are dirty (``oracle_run``); ``(0, 0)`` without a cache."""
+    predicted = oracle_run(case, answer)
+    return predicted.evicted, predicted.evicted_dirty
 
 
 def first_difference(

@@ -1,12 +1,17 @@
-"""Every output the catalogue's TOML files state for a Kafka version, checked on that real release.
+"""Every output the catalogue states for a Kafka version, checked on that real release.
 
     python tools/check_stated_on_kafka.py [PATH ...]      # default: scenarios/
 
-Seed tables and edge cases state outputs per Kafka version (``[[expected]] kafka = "3.5"``). Each stated
-version with a TopologyTestDriver (2.4 and later) runs its cases through the project's Kafka driver of a
-release of that line (``"3.9"`` means 3.9.0, the oracle's 3.9; a line otherwise its newest patch) and the
-outputs must be exactly the stated ones. Prints every difference; exits 1 if there is one. The oracle is not
-involved: this checks the files against Kafka (``kjoin check`` checks the oracle against the files).
+Seed tables and edge cases state outputs per Kafka version (``[[expected]] kafka = "3.5"``), portable
+scenarios (JSON Lines: Kafka's own tests transcribed in ``scenarios/kafka_tests/``, saved regressions) for
+the version in their ``kafka`` field. Each stated version with a TopologyTestDriver (2.4 and later) runs its
+cases through the project's Kafka driver of a release of that line (``"3.9"`` means 3.9.0, the oracle's 3.9;
+a line otherwise its newest patch) and the outputs must be exactly the stated ones. Prints every difference;
+exits 1 if there is one. The oracle is not involved: this checks the files against Kafka (``kjoin check``
+checks the oracle against the files).
+
+A folder gives its ``.toml`` and ``.jsonl`` files, except the golden traces below it (``golden/``: captured
+from real releases, what they state is what a release emitted); name a golden file or folder to replay it.
 
 A case with a record cache under a commit interval is not checked: the test driver commits after every
 record whatever the interval, so it cannot show what a cache merges between commits (docs/kafka.md;
@@ -22,11 +27,14 @@ from collections import defaultdict
 from pathlib import Path
 
 from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.catalogue.load import SUFFIXES
 from kjoin.conformance.catalogue.portable import case_json
 from kjoin.conformance.kafka.driver import KafkaDriver
 from kjoin.oracle.behaviour import NEWEST_PATCHES
 from kjoin.scenarios import CATALOGUE_ROOT
 
+GOLDEN = "golden"
+"""The folder of the golden traces (``scenarios/golden``), left out of a folder's files."""
 EXACT = {"3.9": "3.9.0"}
 """Stated versions whose meaning in the oracle is not the line's newest patch."""
 
@@ -52,20 +60,31 @@ def _stated(case: Case) -> list[dict[str, object]]:
     ]
 
 
+def _stating_files(folder: Path) -> list[Path]:
+    """The ``.toml`` and ``.jsonl`` files below ``folder``, without the golden traces under it."""
+    return [
+        path
+        for path in folder.rglob("*")
+        if path.suffix in SUFFIXES and path.is_file() and GOLDEN not in path.relative_to(folder).parts[:-1]
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python tools/check_stated_on_kafka.py",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="TOML files or folders")
+    parser.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH", help="scenario files (.toml, .jsonl) or folders"
+    )
     paths = parser.parse_args(argv).paths or [CATALOGUE_ROOT]
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         parser.error(f"no such file or folder: {', '.join(missing)}")
-    files = sorted(f for p in paths for f in ([p] if p.is_file() else p.rglob("*.toml")))
+    files = sorted(f for p in paths for f in ([p] if p.is_file() else _stating_files(p)))
     if not files:
-        parser.error(f"no TOML scenario files in {' '.join(map(str, paths))}")
+        parser.error(f"no TOML or JSON Lines scenario files in {' '.join(map(str, paths))}")
     by_release: dict[str, list[Case]] = defaultdict(list)
     skipped = needs_application = 0
     for case in load_cases(files).cases:

@@ -206,7 +206,7 @@ public final class Application {
         try (Admin admin = Admin.create(adminConfig())) {
             stateDir = Files.createTempDirectory("kjoin-app-");
             final Joins joins = new Joins(sc);
-            final Topology topology = joins.build(streamsConfig(app, stateDir, sc));
+            final Topology topology = joins.build(streamsConfig(app, stateDir, sc, joins));
             log.println(topology.describe());
             deleteTopics(admin, app, joins);
             createTopics(admin, joins);
@@ -215,7 +215,7 @@ public final class Application {
                 int from = 0;
                 for (final int end : segmentEnds(sc)) {
                     produce(producer, joins, sc.records.subList(from, end), inputs);
-                    runSegment(topology, streamsConfig(app, stateDir, sc), end - from, sc.join);
+                    runSegment(topology, streamsConfig(app, stateDir, sc, joins), end - from, sc.join);
                     from = end;
                 }
             }
@@ -352,7 +352,7 @@ public final class Application {
     }
 
     /** The application's configuration (README.md "Application mode"). */
-    private Properties streamsConfig(final String app, final Path stateDir, final Scenario sc) {
+    private Properties streamsConfig(final String app, final Path stateDir, final Scenario sc, final Joins joins) {
         final Scenario.Settings settings = sc.settings;
         final Properties props = new Properties();
         props.put("topology.optimization", sc.optimization);
@@ -370,6 +370,7 @@ public final class Application {
         // a restarted instance takes its predecessor's place at once instead of waiting for its session to end
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), app + "-instance");
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), "10000");
+        joins.putDefaultSerdes(props);
         return props;
     }
 

@@ -205,8 +205,6 @@ public final class Main {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         putSettings(props, settings);
-        props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
-        props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
         return props;
     }
 
@@ -248,6 +246,7 @@ public final class Main {
         TopologyTestDriver driver = null;
         try {
             final Properties config = config(stateDir, sc);
+            joins.putDefaultSerdes(config);
             driver = new TopologyTestDriver(joins.build(config), config, WALL_CLOCK_START);
             final TestInputTopic<Object, String> left = driver.createInputTopic(
                 Joins.LEFT, joins.leftKeys.serde().serializer(), Serdes.String().serializer());

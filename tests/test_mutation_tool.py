@@ -124,6 +124,37 @@ def test_fuzz_alone_kills_a_real_mutant_and_spares_a_recorded_equivalent(tmp_pat
     assert "fuzzer alone: " in killed and "SURVIVED" not in killed
 
 
+@pytest.mark.system  # the tool's own process and JVM, fuzzing one mutant's table-table and fk calls
+@pytest.mark.xdist_group("spark-fuzz")
+def test_fuzz_alone_kills_the_fast_path_mutant_in_a_store_shape_batch(tmp_path: Path) -> None:
+    """``versioned.py:136 | -> &`` sends a batch with no two-sided versioned scenario down the fast path
+    (docs/mutation-report.md): the joint batch never does, so the fuzzer kills it only through its batches
+    of one store shape (docs/testing.md, "Batch compositions"), and the failure says which."""
+    report = tmp_path / "report.md"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "mutation.py"),
+            "--candidate",
+            "spark-reference",
+            "--fuzz-alone",
+            "--only",
+            "versioned:136:| -> &",
+            "--markdown",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "killed 1 of 1 non-equivalent (100%)" in report.read_text(encoding="utf-8")
+    progress = [line for line in done.stderr.splitlines() if "] mutant-" in line]
+    assert len(progress) == 1 and "versioned.py:136" in progress[0], progress
+    assert "SURVIVED" not in progress[0]
+    assert "-versioned-batch:" in progress[0] and "~both-versioned" not in progress[0]
+
+
 # --- spark-stateful's modules, the stratified sample and its bound (issue 23, item 4) ---
 
 

@@ -98,7 +98,9 @@ class Case:
     (``None`` when it states nothing, e.g. after ``--kafka`` retargeted the case); ``about`` is the
     scenario's own description; ``extra`` keeps every other field of a portable line (provenance).
     ``micro_batches``: the micro-batch split a streaming candidate is fed (``None``: its own default);
-    the id then ends in ``@<split>``.
+    the id then ends in ``@<split>``. ``batch``: the batch composition it is checked in (``None``: with every
+    case of its join kind; ``"store-shape"``: with the cases of its store shape only, the id then ending in
+    ``~<shape>-batch``; ``kjoin.conformance.harness.compositions``).
     """
 
     id: str
@@ -113,6 +115,7 @@ class Case:
     about: About | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     micro_batches: MicroBatches | None = None
+    batch: str | None = None
 
     @property
     def join(self) -> JoinKind:

@@ -2,12 +2,13 @@
 
     kjoin fuzz --candidate NAME [--kafka V] [--examples N] [--seed S] [--save DIR] [--profile ci|deep]
                [--join KIND ...] [--shrink N] [--found DATE] [--intended] [--spark-master URL]
-               [--steps-per-batch 1,2,8,random:SEED]
+               [--steps-per-batch 1,2,8,random:SEED] [--no-store-shape-batches]
 
-Prints the seed first (every run can be repeated), a summary per join kind, and each shrunk counterexample
-with its first divergence and trace. ``--save DIR`` writes each counterexample as a regression file
-(``scenarios/regressions`` keeps them in the bundled catalogue). Exit codes: 0 no difference found, 1 the
-candidate differs on some generated scenario, 2 usage errors.
+Prints the seed first (every run can be repeated), a summary per join kind, the batches of one store shape
+each scenario was checked in again (docs/testing.md, "Batch compositions"), and each shrunk counterexample
+with the batch composition it needed, its first divergence and trace. ``--save DIR`` writes each
+counterexample as a regression file (``scenarios/regressions`` keeps them in the bundled catalogue). Exit
+codes: 0 no difference found, 1 the candidate differs on some generated scenario, 2 usage errors.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from kjoin.conformance.cli.common import (
     worst,
 )
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
+from kjoin.conformance.harness.compositions import STORE_SHAPE, STORE_SHAPES, composition_words, store_shape
 from kjoin.conformance.harness.micro_batches import NOT_STREAMING, is_micro_batched, parse_splits
 from kjoin.oracle.behaviour import version_problem
 from kjoin.oracle.records import JOIN_KINDS
@@ -84,6 +86,13 @@ def add_command(commands: Any) -> None:
         help="a streaming candidate only: run every scenario under each micro-batch split, e.g. "
         "1,2,8,random:7 (N records per micro-batch, or a seeded random split; docs/streaming.md)",
     )
+    command.add_argument(
+        "--no-store-shape-batches",
+        dest="store_shape_batches",
+        action="store_false",
+        help="check each join kind in one joint batch only, not also each store shape's scenarios "
+        "(unversioned, left-, right-, both-versioned) in a batch of their own (docs/testing.md)",
+    )
     command.set_defaults(handler=_fuzz)
 
 
@@ -138,6 +147,7 @@ def _fuzz(args: argparse.Namespace, streams: Streams) -> int:
         intended=args.intended,
         shrink_failures=args.shrink,
         splits=splits,
+        store_shape_batches=args.store_shape_batches,
     )
     streams.stdout.write(render_report(report, _reproduce(args, report)))
     if args.save is not None:
@@ -163,6 +173,8 @@ def _reproduce(args: argparse.Namespace, report: FuzzReport) -> str:
         parts.append("--intended")
     if args.steps_per_batch:
         parts.append(f"--steps-per-batch {args.steps_per_batch}")
+    if not args.store_shape_batches:
+        parts.append("--no-store-shape-batches")
     return " ".join(parts)
 
 
@@ -176,6 +188,27 @@ def _older_lines(report: FuzzReport) -> list[str]:
             counts[batch.kafka] += len(batch.cases)
     listed = ", ".join(f"{version} ({count})" for version, count in counts.items())
     return [f"  and as the other claimed versions (scenarios over all join kinds): {listed}"]
+
+
+def _shape_batch_lines(report: FuzzReport) -> list[str]:
+    """One line per join kind whose scenarios were also checked in batches of one store shape."""
+    counts: dict[str, dict[str, int]] = {}
+    for outcome in report.outcomes:
+        if outcome.case.batch == STORE_SHAPE:
+            shapes = counts.setdefault(outcome.case.join, dict.fromkeys(STORE_SHAPES, 0))
+            shapes[store_shape(outcome.case)] += 1
+    return [
+        f"  {join}: again in batches of one store shape, "
+        + ", ".join(f"{shape} {count}" for shape, count in shapes.items() if count)
+        for join, shapes in counts.items()
+    ]
+
+
+def _needed(case: Case) -> list[str]:
+    """For a counterexample that failed only in a batch of its store shape, a line saying so."""
+    if case.batch != STORE_SHAPE:
+        return []
+    return [f"needs its batch: fails {composition_words(case)}; the joint batch of its join kind passed"]
 
 
 def _size(case: Case) -> str:
@@ -194,6 +227,7 @@ def render_report(report: FuzzReport, reproduce: str = "") -> str:
     from kjoin.conformance.harness.text import render_outcome, render_summary
 
     intended = ", intended semantics" if report.intended else ""
+    shaped = _shape_batch_lines(report)
     lines = [
         f"fuzzing {report.candidate} as Kafka {report.kafka}{intended}: profile {report.profile.name}, "
         f"seed {report.seed}, hypothesis {hypothesis.__version__}",
@@ -205,6 +239,7 @@ def render_report(report: FuzzReport, reproduce: str = "") -> str:
         *_older_lines(report),
         "",
         render_summary(report.outcomes) if report.outcomes else "no scenarios to check",
+        *(["", *shaped] if shaped else []),
         "",
         f"{report.candidate_calls} candidate calls",
     ]
@@ -215,6 +250,7 @@ def render_report(report: FuzzReport, reproduce: str = "") -> str:
             "",
             f"counterexample {number} of {len(report.counterexamples)}: {original.id} shrunk from "
             f"{_size(original)} to {_size(minimal)} in {shrunk.rounds} rounds",
+            *_needed(minimal),
             render_outcome(shrunk.minimal),
         ]
     if reproduce:

@@ -9,9 +9,15 @@
    (``generate_min_time_cases``, ids ``fuzz-mt-...``).
 2. One ``HarnessRun`` checks them all: one candidate call per join kind, the oracle for what Kafka emits,
    the checker for the verdict, declared differences honoured (a declared difference is not a failure).
+   Unless ``store_shape_batches`` is off, the scenarios of the join kinds that read versioned tables are
+   checked again in batches of one store shape (which sides are versioned), one more call per shape whose
+   versioned sides differ from the joint batch's (``harness.compositions``): a candidate whose answer
+   depends on what else is in its batch is caught.
 3. Up to ``shrink_failures`` failing cases (the smallest first, taking join kinds in turn) are shrunk
    together by ``conformance.differential.shrink``: one candidate call per join kind per round, then
-   its final pass to a local minimum (no record, key or micro-batch boundary can go).
+   its final pass to a local minimum (no record, key or micro-batch boundary can go). A case that failed
+   only in its store-shape batch is shrunk in store-shape batches (each reduction with the reductions of
+   its own shape); one that failed in the joint batch too is shrunk as a joint case.
 
 The run is deterministic for the same candidate, seed, profile and hypothesis version; it reads no clock
 except to report how long it took (``FuzzReport.seconds``, never saved).
@@ -29,6 +35,7 @@ from kjoin.conformance.differential.generate import Generated, generate_cases, g
 from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile
 from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, local_minimum, shrink
 from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.harness.compositions import STORE_SHAPE, batch_groups, batch_suffix, by_store_shape
 from kjoin.conformance.harness.micro_batches import Split, split_cases, with_default_split
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.protocol import Candidate, Claim
@@ -89,14 +96,17 @@ class FuzzReport:
 
 
 def harness_evaluator(candidate: Candidate, spark: Callable[[], SparkSession], calls: list[int]) -> Evaluate:
-    """Check cases with a fresh ``HarnessRun`` (one candidate call per join kind), appending the number of
-    candidate calls it made to ``calls``."""
+    """Check cases with a fresh ``HarnessRun`` per batch composition (``compositions.batch_groups``: the
+    joint cases, then each store shape's; one candidate call per join kind in each), appending the number
+    of candidate calls made to ``calls``."""
 
     def evaluate(cases: Sequence[Case]) -> dict[str, CaseOutcome]:
-        harness = HarnessRun(candidate, spark)
-        outcomes = harness.outcomes(cases)
-        calls.append(len(harness.batches))
-        return {outcome.case.id: outcome for outcome in outcomes}
+        found: dict[str, CaseOutcome] = {}
+        for group in batch_groups(cases):
+            harness = HarnessRun(candidate, spark)
+            found.update((outcome.case.id, outcome) for outcome in harness.outcomes(group))
+            calls.append(len(harness.batches))
+        return found
 
     return evaluate
 
@@ -113,12 +123,15 @@ def fuzz(
     intended: bool = False,
     shrink_failures: int | None = None,
     splits: Sequence[Split] = (),
+    store_shape_batches: bool = True,
 ) -> FuzzReport:
     """Fuzz ``candidate`` as Kafka ``kafka``, or (default) as every version it claims, the newest with the
     profile's count (see the module's docstring); ``seed`` defaults to the profile's. ``joins`` narrows the
     claimed join kinds; ``examples`` and ``shrink_failures`` override the profile's. ``splits``: run every
     scenario under each micro-batch split (a micro-batched candidate only; without, such a candidate's
-    cases carry its default split). ``spark`` is called at most once, when the candidate first runs."""
+    cases carry its default split). ``store_shape_batches``: also check each scenario in a batch of its
+    store shape only (see the module's docstring). ``spark`` is called at most once, when the candidate
+    first runs."""
     started = time.perf_counter()
     claim = candidate.claim
     count = profile.examples if examples is None else examples
@@ -130,9 +143,11 @@ def fuzz(
     evaluate = harness_evaluator(candidate, session, calls)
     drawn = [case for batch in generated for case in batch.cases]
     cases = split_cases(drawn, splits) if splits else with_default_split(drawn, candidate)
+    if store_shape_batches:
+        cases += by_store_shape(cases)
     checked = evaluate(cases) if cases else {}
     outcomes = tuple(checked[case.id] for case in cases)
-    failing = [outcome for outcome in outcomes if outcome.status == "fail"]
+    failing = _needing_their_batch(outcomes)
     limit = profile.shrink_failures if shrink_failures is None else shrink_failures
     chosen = _to_shrink(failing, limit)
     rounds = shrink(chosen, evaluate, rounds=profile.shrink_rounds, limit=profile.round_reductions)
@@ -219,6 +234,23 @@ def _once(factory: Callable[[], SparkSession]) -> Callable[[], SparkSession]:
         return made[0]
 
     return get
+
+
+def _needing_their_batch(outcomes: Sequence[CaseOutcome]) -> list[CaseOutcome]:
+    """The failing outcomes, less those of a store-shape batch whose joint twin fails too (the same
+    scenario; it is shrunk as a joint case)."""
+    failing = [outcome for outcome in outcomes if outcome.status == "fail"]
+    joint = {outcome.case.id for outcome in failing if outcome.case.batch != STORE_SHAPE}
+    return [
+        outcome
+        for outcome in failing
+        if outcome.case.batch != STORE_SHAPE or _joint_id(outcome.case) not in joint
+    ]
+
+
+def _joint_id(case: Case) -> str:
+    """The id of the joint twin of a store-shape case (its id without ``~<shape>-batch``)."""
+    return case.id.removesuffix(batch_suffix(case))
 
 
 def _to_shrink(failing: Sequence[CaseOutcome], limit: int) -> list[CaseOutcome]:

@@ -34,6 +34,7 @@ from kjoin.conformance.catalogue.portable import case_from_json, case_json, deco
 from kjoin.conformance.differential.fuzz import Counterexample
 from kjoin.conformance.differential.generate import JOIN_ABBREVIATIONS
 from kjoin.conformance.documents.outcomes import kafka_outputs
+from kjoin.conformance.harness.compositions import STORE_SHAPE, composition_words
 from kjoin.conformance.notation import show_output
 from kjoin.errors import KjoinError
 from kjoin.scenarios import CATALOGUE_ROOT
@@ -111,7 +112,7 @@ def regression_line(
     line: dict[str, Any] = {
         "id": scenario_id,
         "description": f"{case.join} {case.variant} join, {_records(len(case.records))}: {candidate} shows "
-        f"{what} (generated, shrunk)",
+        f"{what}{_batch_words(case)} (generated, shrunk)",
         **portable,
         "expected": [output_to_json(output) for output in _kafka_emits(case)],
         "flags": ["generated"],
@@ -131,6 +132,12 @@ def regression_line(
     if found is not None:
         line["found"] = found
     return line
+
+
+def _batch_words(case: Case) -> str:
+    """`` in a batch of left-versioned scenarios only`` for a counterexample that needed that batch
+    composition (``harness.compositions``); nothing for the joint batch."""
+    return f" {composition_words(case)}" if case.batch == STORE_SHAPE else ""
 
 
 def _kafka_emits(case: Case) -> tuple[Any, ...]:

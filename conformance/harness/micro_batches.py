@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from kjoin.conformance.catalogue import Case, MicroBatches, case_id
+from kjoin.conformance.harness.compositions import batch_suffix
 from kjoin.conformance.protocol import Candidate
 
 __all__ = [
@@ -121,9 +122,11 @@ def default_split(candidate: object) -> Split | None:
 
 
 def split_case_id(case: Case) -> str:
-    """``case``'s id from its scenario, variant, version and split (``...@8`` under a split)."""
+    """``case``'s id from its scenario, variant, version, split (``...@8`` under a split) and batch
+    composition (``...~left-versioned-batch``, ``compositions.batch_suffix``)."""
     plain = case_id(case.scenario, case.variant, case.kafka, case.intended)
-    return plain if case.micro_batches is None else f"{plain}@{case.micro_batches.split}"
+    split = "" if case.micro_batches is None else f"@{case.micro_batches.split}"
+    return f"{plain}{split}{batch_suffix(case)}"
 
 
 def split_cases(cases: Iterable[Case], splits: Sequence[Split]) -> list[Case]:

@@ -37,7 +37,8 @@ meet ``kjoin fuzz`` (ci profile, all claimed eras). A mutant is *killed* when an
 ``--with-catalogue`` each mutant also meets the catalogue stages above, independently, and the report gives
 both kill rates side by side. Recorded equivalents count as equivalent for both. The fuzzer meets one join
 kind at a time and stops at the first that fails: the same candidate calls ``kjoin fuzz`` makes (one per
-join kind), less those after a kill.
+join kind, and its batches of one store shape for the join kinds reading versioned tables: docs/testing.md,
+"Batch compositions"), less those after a kill.
 
 ``--named`` runs the hand-written mutants of spark-reference in ``tools/mutation-named.toml`` instead
 (realistic mistakes the operators cannot write, issue 23; ``tools/mutation_named.py``), numbered from
@@ -597,10 +598,10 @@ def _kill_files(
 
 
 def _fuzz_failure(spark: SparkSession, candidate: Any, joins: Sequence[str]) -> str:
-    """The first failure ``kjoin fuzz`` (ci profile, every claimed era, no shrinking) finds in ``joins``,
-    one join kind at a time, stopping at the first that fails: the fuzzer checks its cases with one
-    candidate call per join kind, so these are the very calls ``kjoin fuzz`` makes, only those after a
-    failing one are left out (they cannot change a kill)."""
+    """The first failure ``kjoin fuzz`` (ci profile, every claimed era, its store-shape batches, no shrinking)
+    finds in ``joins``, one join kind at a time, stopping at the first that fails: the fuzzer checks its
+    cases with candidate calls per join kind, so these are the very calls ``kjoin fuzz`` makes, only those
+    after a failing one are left out (they cannot change a kill)."""
     from kjoin.conformance.differential.fuzz import fuzz
 
     for join in joins:

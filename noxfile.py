@@ -70,13 +70,13 @@ def system(session: nox.Session) -> None:
 @nox.session
 def deep(session: nox.Session) -> None:
     """The oracle's property tests and spark-reference's differential test under the deep fuzzing profile
-    (1,000 examples per property and era, 2,000 scenarios per join kind; extra arguments go to pytest,
-    e.g. ``--kjoin-seed 7``)."""
+    (1,000 examples per property and era, 2,000 scenarios per join kind; ``--tier all``, since the default
+    tier caps the properties' examples; extra arguments go to pytest, e.g. ``--kjoin-seed 7``)."""
     _ensure_installed(session)
     files = ("tests/test_oracle_properties.py", "tests/test_consistency_properties.py",
              "tests/test_differential_reference.py")  # fmt: skip
-    session.run(str(BIN / "pytest"), *files, "-n", "2", "--dist", "loadgroup", "--kjoin-profile", "deep",
-                *session.posargs, external=True)  # fmt: skip
+    session.run(str(BIN / "pytest"), *files, "-n", "2", "--dist", "loadgroup", "--tier", "all",
+                "--kjoin-profile", "deep", *session.posargs, external=True)  # fmt: skip
 
 
 @nox.session

@@ -2,11 +2,13 @@
 
 * ``spark``: one SparkSession (``local[2]``) for the whole test session; modules with their own ``spark``
   fixture keep it (``start_session`` reuses the active session anyway).
-* ``--tier default|system|all``: which tests run. The README's command runs the default tier: everything
-  but the tests marked ``system`` (a whole run on a standalone Spark cluster or through a Kafka broker,
-  Structured Streaming queries fed one step per micro-batch, ``kjoin scale``), which take most of the time
-  and check whole systems rather than one rule; ``--tier system`` runs just those (``nox -s system``), ``all``
-  both. CI runs both tiers. A system test file named on the command line runs in the default tier too.
+* ``--tier default|system|all``: which tests run (``support.tiers``). The README's command runs the default
+  tier, a smoke tier: a small, fast, representative set per area, every test without the ``system`` mark;
+  ``--tier system`` runs the system tests (the rest of each area at full size: the whole catalogue, every
+  release, whole runs on a standalone Spark cluster or through a Kafka broker, ...; ``nox -s system``),
+  ``all`` both. Tests marked ``scaled`` (the oracle's property tests) run in both tiers, smaller in the
+  default tier. CI runs both tiers. A system test file named on the command line runs in the default tier
+  too.
 * ``--kjoin-profile ci|deep`` and ``--kjoin-seed S``: the fuzzing profile and seed of the differential tests
   and the oracle property tests (also ``$KJOIN_PROFILE``, ``$KJOIN_SEED``); both are printed in the report
   header, so any run can be repeated.
@@ -49,9 +51,9 @@ if _TESTS not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
 
+from support import tiers  # noqa: E402 (found through the path set just above)
 
-TIERS = ("default", "system", "all")
-"""The test tiers of ``--tier``: without the ``system`` tests (the README's command), only them, or both."""
+TIERS = tiers.TIERS
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -61,8 +63,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="kjoin_tier",
         default=None,
         choices=TIERS,
-        help="default: every test but the system tests (the README's command); system: only those (a "
-        "standalone cluster, a Kafka broker, step-by-step streaming, kjoin scale); all: both",
+        help="default: the smoke tier, every test but the system tests, property tests with fewer examples "
+        "(the README's command); system: the system tests (the whole catalogue, every release, a standalone "
+        "cluster, a Kafka broker, step-by-step streaming, kjoin scale) and the property tests at full size; "
+        "all: both, at full size",
     )
     group.addoption(
         "--kjoin-profile",
@@ -85,6 +89,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Pass the options on through the environment (read when test modules are imported, also on xdist
     workers) and reject bad values before anything runs."""
+    tiers.configure(config.getoption("kjoin_tier"))
     profile, seed = config.getoption("kjoin_profile"), config.getoption("kjoin_seed")
     if profile is not None:
         os.environ[PROFILE_ENV] = profile
@@ -102,13 +107,15 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     profile = active_profile()
     tier = config.getoption("kjoin_tier") or "default"
     about = {
-        "default": "the system tests are left to --tier system (nox -s system), except in files named here",
-        "system": "only the system tests",
-        "all": "every test",
+        "default": "the smoke tier; the system tests are left to --tier system (nox -s system), except in "
+        "files named here",
+        "system": "the system tests, and the property tests at full size",
+        "all": "every test, at full size",
     }[tier]
     return [
-        f"kjoin differential: profile {profile.name} ({profile.examples} scenarios per join kind), "
-        f"seed {active_seed(profile)}, hypothesis {hypothesis.__version__}",
+        f"kjoin differential: profile {profile.name} ({profile.examples} scenarios per join kind, "
+        f"{tiers.property_examples(profile)} examples per property), seed {active_seed(profile)}, "
+        f"hypothesis {hypothesis.__version__}",
         f"kjoin tier: {tier} ({about})",
     ]
 
@@ -132,6 +139,22 @@ def spark() -> SparkSession:
     from kjoin.conformance.harness.spark_session import start_session
 
     return start_session("local[2]")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A test file whose module mark is ``system`` is not collected at all where the run leaves its tests
+    out (the default tier): neither imported (pandas, the broker's helpers) nor its items built to be
+    deselected, so that the default tier reports its first result sooner (issue 24). A file named on the
+    command line is collected (and its tests deselected as the tier says)."""
+    if (
+        collection_path.suffix == ".py"
+        and collection_path.name.startswith("test_")
+        and not tiers.runs_in(config, collection_path, system=True)
+        and not tiers.named(config, collection_path)
+        and tiers.system_module(collection_path)
+    ):
+        return True
+    return None
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -195,25 +218,14 @@ def _quick_first(items: list[pytest.Item]) -> None:
 
 
 def _select_tier(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Keep the tests of ``--tier``; without the option, a system test still runs when its file was named
-    on the command line (``pytest tests/test_scale.py`` runs it: asking for the file is asking for it)."""
-    tier = config.getoption("kjoin_tier")
-    named = set()
-    if tier is None:
-        for arg in config.args:
-            path = Path(arg.split("::", 1)[0])
-            if path.is_file():
-                named.add(path.resolve())
+    """Keep the tests of ``--tier`` (``support.tiers.runs_in``); without the option, a system test still
+    runs when its file was named on the command line (``pytest tests/test_scale.py`` runs it: asking for
+    the file is asking for it)."""
     keep, drop = [], []
     for item in items:
         system = item.get_closest_marker("system") is not None
-        wanted = {
-            "system": system,
-            "all": True,
-            "default": not system,
-            None: not system or item.path.resolve() in named,
-        }[tier]
-        (keep if wanted else drop).append(item)
+        scaled = item.get_closest_marker("scaled") is not None
+        (keep if tiers.runs_in(config, item.path, system=system, scaled=scaled) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

@@ -5,6 +5,11 @@ compared by the project's checker at the exact level; a failure prints the trace
 
 Golden traces of 3.7+ foreign-key left joins marked ``known_bug: KAFKA-16394`` are matched too: the oracle is
 bug-compatible by default (``fk_left_join_repeats_results``).
+
+The default tier checks every hand-written case and the golden traces of ``support.catalogue_slice`` (every
+16th scenario of each release's trace file, as spark-reference's slice); the other golden-trace cases are
+system tests, and only the items of the run's tier are built (``support.tiers.parametrize_by_tier``).
+``pytest conformance`` checks every stated case too (CI runs both).
 """
 
 from __future__ import annotations
@@ -15,9 +20,19 @@ from kjoin.conformance.catalogue import Case
 from kjoin.conformance.harness.text import describe_case, render_trace
 from kjoin.conformance.stated import check_case
 from kjoin.oracle import behaviour_for, run
-from support.catalogue_slice import bundled_catalogue
+from support.catalogue_slice import bundled_catalogue, catalogue_slice
+from support.tiers import parametrize_by_tier
 
 CASES = [case for case in bundled_catalogue().cases if case.expected is not None]
+SMOKE = frozenset(map(id, catalogue_slice(CASES)))
+"""The cases the default tier checks: every hand-written one, the golden traces of the slice."""
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "case" in metafunc.fixturenames:
+        parametrize_by_tier(
+            metafunc, "case", CASES, ids=lambda case: case.id, keep=lambda case: id(case) in SMOKE
+        )
 
 
 def _trace(case: Case) -> str:
@@ -29,7 +44,6 @@ def _trace(case: Case) -> str:
     return render_trace(case.records, columns)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_oracle_emits_what_the_scenario_file_states(case: Case) -> None:
     problem = check_case(case)
     assert problem is None, f"{case.where}: {describe_case(case)}\n{problem}\n{_trace(case)}"

@@ -21,15 +21,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kjoin.conformance.differential.profiles import active_profile, property_settings
+from kjoin.conformance.differential.profiles import active_profile
 from kjoin.oracle import ERAS, JoinSpec, Output, Record, Versioning, Window, behaviour_for, run
 from kjoin.oracle.records import Key, Value, Variant
 from kjoin.strategies import histories, join_specs
+from support.tiers import tier_property_settings
 from support.vacuity import exercised, witness
 
-CONSISTENCY = property_settings(active_profile())
-"""The active fuzzing profile's examples per era (ci: 30, deep: 1,000), derandomized: the same examples on
-every run, so a failure reproduces."""
+pytestmark = pytest.mark.scaled  # the default tier runs each property with fewer examples (support.tiers)
+
+CONSISTENCY = tier_property_settings(active_profile())
+"""The active fuzzing profile's examples per era (ci: 30, deep: 1,000; at most 15 in the default tier),
+derandomized: the same examples on every run, so a failure reproduces."""
 
 ERA_VERSIONS = [behaviour.era for behaviour in ERAS.values()]
 VERSIONED_ERA_VERSIONS = [version for version in ERA_VERSIONS if behaviour_for(version).has_versioned_stores]

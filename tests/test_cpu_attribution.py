@@ -1,9 +1,11 @@
 """``python -m benchmarks.tier_cpu --per-file``: each test is charged with the CPU of its process tree,
-a child still running at the end of the test included (``benchmarks/cpu_per_test.py``)."""
+a child still running at the end of the test included (``benchmarks/cpu_per_test.py``), and the run's
+first output is timed (``benchmarks/first_output.py``)."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +55,8 @@ def test_per_file_charges_each_test_with_its_process_tree(tmp_path: Path) -> Non
     assert cpu["test_burns_in_a_child_left_running"] >= 0.5, cpu
     assert cpu["test_idle_then_reaps_the_child"] < 0.3, cpu  # the child's CPU moved to the worker's cutime
     assert "test_burner.py" in done.stdout and "the 40 most expensive tests" in done.stdout, done.stdout
+    times = r"first output: tests collected after ([\d.]+) s, first result after ([\d.]+) s"
+    first = re.search(times, done.stdout)
+    wall = re.search(r"wall: ([\d.]+) s", done.stdout)
+    assert first and wall, done.stdout  # benchmarks/first_output.py: issue 24's first output within 30 s
+    assert 0 < float(first[1]) <= float(first[2]) <= float(wall[1]), done.stdout

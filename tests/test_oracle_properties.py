@@ -20,19 +20,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kjoin.conformance.differential.profiles import active_profile, active_seed, property_settings
+from kjoin.conformance.differential.profiles import active_profile, active_seed
 from kjoin.oracle import ERAS, Behaviour, JoinSpec, Output, Record, Window, behaviour_for, run, run_traced
 from kjoin.oracle.records import JoinKind, Variant
 from kjoin.strategies import join_scenarios
+from support.tiers import tier_property_settings
 from support.vacuity import exercised, witness
+
+pytestmark = pytest.mark.scaled  # the default tier runs each property with fewer examples (support.tiers)
 
 PROFILE = active_profile()
 SEED = active_seed(PROFILE)
 
 
 def _property(test):  # type: ignore[no-untyped-def]
-    """The profile's settings and seed (printed in the report header; ``--kjoin-seed`` changes it)."""
-    return property_settings(PROFILE)(hypothesis.seed(SEED)(test))
+    """The profile's settings and seed (printed in the report header; ``--kjoin-seed`` changes it), with
+    the tier's number of examples (``support.tiers.property_examples``)."""
+    return tier_property_settings(PROFILE)(hypothesis.seed(SEED)(test))
 
 
 ERA_VERSIONS = [behaviour.era for behaviour in ERAS.values()]

@@ -23,6 +23,8 @@ import test_oracle_properties as properties
 
 from kjoin.oracle import Output, run, run_traced
 
+pytestmark = pytest.mark.scaled  # as the properties it runs: fewer examples in the default tier
+
 Breakage = Callable[[Output], Output | None]
 
 BREAKAGES: dict[str, Breakage] = {

@@ -34,6 +34,7 @@ def _collected(*args: str) -> set[str]:
 
 
 SYSTEM_FILES = {
+    "tests/test_catalogue_expectations.py",
     "tests/test_commit_points_kafka.py",
     "tests/test_commit_points_spark.py",
     "tests/test_differential_planted_bugs.py",

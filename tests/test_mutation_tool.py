@@ -472,3 +472,43 @@ def test_only_the_fast_path_test_of_the_reference_needs_files_run_alone() -> Non
     }
     assert not any(tool.changes_path_choice(m) for _, m in tool.named_points(None, []))
     assert not any(tool.changes_path_choice(m) for m in tool.mutations(["foreign_key"]))
+
+
+# --- resuming a cut-short fuzzer-alone run from its progress log ---
+
+
+def test_resume_takes_the_decided_verdicts_of_the_same_mutants_from_a_progress_log(tmp_path: Path) -> None:
+    """Progress lines as the tool prints them are read back: a kill and a survival of the same mutant
+    (number, place and change) are taken, an undecided one runs again, and a line whose change differs (a
+    log of other code) or of a mutant outside the selection gives nothing."""
+    tool = _tool()
+    chosen = list(enumerate(tool.mutations(["table_table"]), 1))[:4]
+    killed = tool.Result(chosen[0][1], 1, fuzz_alone="fuzz-tt-1[inner-4.0.1]: wrong-value (x)", seconds=83)
+    survived = tool.Result(chosen[1][1], 2, fuzz_alone="", seconds=52)
+    undecided = tool.Result(chosen[2][1], 3, undecided="a Spark Python worker did not start in time")
+    moved = tool.Result(chosen[3][1], 4, fuzz_alone="fuzz-tt-2[left-4.0.1]: missing-output")
+    lines = [tool.progress_line(n, 5, r, False) for n, r in enumerate([killed, survived, undecided], 1)]
+    lines.append(tool.progress_line(4, 5, moved, False).replace(chosen[3][1].change, "< -> >"))
+    lines.append(tool.progress_line(5, 5, tool.Result(chosen[0][1], 9, fuzz_alone="tt: x"), False))
+    log = tmp_path / "run.log"
+    log.write_text("a Spark warning] of some kind\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    reason = {(chosen[1][1].module, chosen[1][1].change, chosen[1][1].line): "the reason"}
+    taken = tool.resumed([log], chosen, reason)
+    assert sorted(taken) == [1, 2]
+    assert taken[1].fuzz_alone == "fuzz-tt-1[inner-4.0.1]: wrong-value (x)" and taken[1].seconds == 83
+    assert taken[2].fuzz_alone == "" and taken[2].equivalent == "the reason"
+    assert all(result.resumed for result in taken.values())
+    report = tool.render(list(taken.values()), 31, catalogue=False)
+    assert "2 of the verdicts taken from an earlier run's log (--resume), not checked again" in report
+
+
+@pytest.mark.parametrize("flags", [[], ["--fuzz-alone", "--with-catalogue"]], ids=["catalogue", "both"])
+def test_resume_needs_the_fuzzer_alone_and_an_existing_log(flags: list[str], tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    log.write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as raised:
+        _tool().main([*flags, "--resume", str(log), "--only", "table_table:61"])
+    assert raised.value.code == 2
+    with pytest.raises(SystemExit) as missing:
+        _tool().main(["--fuzz-alone", "--resume", str(tmp_path / "absent.log"), "--only", "table_table:61"])
+    assert missing.value.code == 2

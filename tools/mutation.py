@@ -5,7 +5,7 @@ mistakes are caught?
                              [--sample N | --stratified N] [--seed S]
                              [--only MODULE:LINE[:CHANGE] ...] [--fuzz] [--fuzz-alone [--with-catalogue]]
                              [--named [NAME ...]] [--thickness] [--scenarios PATH ...]
-                             [--list] [--markdown FILE] [--spark-master URL]
+                             [--resume LOG ...] [--list] [--markdown FILE] [--spark-master URL]
 
 Each mutant is one small change of one module of ``conformance/candidates/reference`` (or, with
 ``--candidate spark-stateful``, of ``conformance/candidates/stateful``) made by the project's own operators
@@ -50,6 +50,9 @@ kill), reported in a "Kill thickness" section, where a kill by one file alone is
 ``--stratified N`` checks a random sample of N of the non-equivalent mutants, stratified by module (each
 module its proportional share, at least one), and the report gives every kill rate with its exact one-sided
 95% Clopper-Pearson lower bound (29 of 29 killed: 90.2%): a full run of the fuzzer alone takes hours.
+``--resume LOG`` (repeatable) continues such a run cut short: the fuzzer-alone verdicts the progress
+lines of an earlier run's log (its stderr) give the same mutants (number, place and change) are taken, and
+only the others are checked (undecided ones again); the report says how many verdicts were taken.
 
 The report lists, per module, the mutants, how many the catalogue and the fuzzer killed and the score, and
 every survivor with its change, so it can be killed by a new scenario or shown equivalent: survivors
@@ -65,6 +68,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import itertools
 import math
 import os
 import random
@@ -212,6 +216,8 @@ class Result:
     """Why no verdict could be had (the system failed on every try: ``SYSTEM_PAUSES_S``); None if decided."""
     kill_files: dict[str, set[str]] | None = None
     """With ``--thickness``: every catalogue file that kills the mutant, with its failing scenarios."""
+    resumed: bool = False
+    """Whether the verdict was taken from an earlier run's progress log (``--resume``), not checked again."""
 
     @property
     def killed_alone(self) -> bool:
@@ -714,6 +720,59 @@ def _check(
     return result
 
 
+def progress_line(done: int, total: int, result: Result, catalogue: bool) -> str:
+    """The progress line of one finished mutant (on stderr; what ``--resume`` reads back)."""
+    return (
+        f"[{done}/{total}] mutant-{result.number:04d} {result.mutation.module}.py:{result.mutation.line} "
+        f"{result.mutation.change}: {_verdict(result, catalogue)} {result.detail} ({result.seconds:.0f} s)"
+    )
+
+
+def resumed(
+    logs: Sequence[Path], chosen: Sequence[tuple[int, Mutation]], recorded: dict[tuple[str, str, int], str]
+) -> dict[int, Result]:
+    """The fuzzer-alone verdicts earlier ``--fuzz-alone`` runs (without the catalogue) gave mutants of
+    ``chosen``, read from their progress logs (their stderr, ``progress_line``; the last line of a mutant
+    wins): a line counts only for the mutant of the same number, place and change, so a log of other code
+    or another numbering gives nothing. Undecided mutants are not taken: they are checked again. Mutant
+    number -> result."""
+    expected = {
+        f"mutant-{number:04d}": (
+            number,
+            mutation,
+            f"{mutation.module}.py:{mutation.line} {mutation.change}: ",
+        )
+        for number, mutation in chosen
+    }
+    found: dict[int, Result] = {}
+    lines = [line for log in logs for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
+    for line in lines:
+        counter, _, rest = line.partition("] ")
+        name, _, rest = rest.partition(" ")
+        if not counter.startswith("[") or name not in expected:
+            continue
+        number, mutation, place = expected[name]
+        verdict, seconds = (
+            _verdict_and_seconds(rest.removeprefix(place)) if rest.startswith(place) else ("", 0)
+        )
+        if verdict.startswith("fuzzer alone: "):
+            failure = verdict.removeprefix("fuzzer alone: ")
+            result = Result(mutation, number, seconds=seconds, resumed=True)
+            result.fuzz_alone = "" if failure == "SURVIVED" else failure
+            if not result.killed_alone:
+                result.equivalent = recorded.get((mutation.module, mutation.change, mutation.line))
+            found[number] = result
+    return found
+
+
+def _verdict_and_seconds(text: str) -> tuple[str, float]:
+    """A progress line's verdict and time, from ``VERDICT (S s)``."""
+    verdict, _, seconds = text.rstrip().rpartition(" (")
+    if not seconds.endswith(" s)") or not seconds[:-3].isdigit():
+        return "", 0
+    return verdict.strip(), float(seconds[:-3])
+
+
 HEADERS = ["module", "mutants", "catalogue", "fuzz", "equivalent", "survived", "score"]
 
 
@@ -772,6 +831,8 @@ def render(
         lines[0] += f"; {len(undecided)} undecided (the system failed on every try), left out of the rates"
     if sample is not None:
         lines[0] = f"A sample, not every mutant: {sample}. " + lines[0]
+    if taken := sum(r.resumed for r in results):
+        lines[0] += f"; {taken} of the verdicts taken from an earlier run's log (--resume), not checked again"
     lines += ["", tabulate(rows, headers, tablefmt="github"), ""]
     if catalogue:
         survivors = [r for r in results if r.killed_by is None]
@@ -888,6 +949,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="PATH",
         help="judge by these catalogue files or folders only (default: the whole catalogue), e.g. new ones",
     )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        action="append",
+        metavar="LOG",
+        help="with --fuzz-alone: take the verdicts an earlier run of the same mutants gave from its progress "
+        "log (its stderr) and check only the rest (undecided ones again); repeatable",
+    )
     parser.add_argument("--list", action="store_true", help="list the mutation points and stop")
     parser.add_argument(
         "--markdown", type=Path, help="also write the report here (rewritten after each mutant)"
@@ -904,6 +973,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--with-catalogue goes with --fuzz-alone")
     if args.fuzz and args.fuzz_alone and not args.with_catalogue:
         parser.error("--fuzz fuzzes the catalogue's survivors: with --fuzz-alone it needs --with-catalogue")
+    if args.resume is not None and (not args.fuzz_alone or args.with_catalogue):
+        parser.error(
+            "--resume reads the fuzzer-alone verdicts of an earlier run: it needs --fuzz-alone alone"
+        )
+    if missing := [str(log) for log in args.resume or [] if not log.is_file()]:
+        parser.error(f"--resume: no such file {', '.join(missing)}")
     if args.sample and args.stratified:
         parser.error("--sample and --stratified are two ways to sample: choose one")
     catalogue = args.with_catalogue or not args.fuzz_alone
@@ -929,12 +1004,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.path.insert(0, str(folder))
     from kjoin.conformance.harness.spark_session import start_session
 
+    taken = resumed(args.resume, chosen, recorded) if args.resume is not None else {}
     spark = start_session(args.spark_master)
     results: list[Result] = []
     try:
         mutants = run_mutants(
             spark,
-            chosen,
+            [(number, mutation) for number, mutation in chosen if number not in taken],
             folder,
             fuzz_survivors=args.fuzz,
             catalogue=catalogue,
@@ -943,12 +1019,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             thickness=args.thickness,
             scenarios=args.scenarios,
         )
-        for result in mutants:
+        for result in itertools.chain((taken[n] for n, _ in chosen if n in taken), mutants):
             results.append(result)
-            verdict = _verdict(result, catalogue)
-            print(f"[{len(results)}/{len(chosen)}] mutant-{result.number:04d} {result.mutation.module}.py:"
-                  f"{result.mutation.line} {result.mutation.change}: {verdict} {result.detail} "
-                  f"({result.seconds:.0f} s)", file=sys.stderr, flush=True)  # fmt: skip
+            print(progress_line(len(results), len(chosen), result, catalogue), file=sys.stderr, flush=True)
             if args.markdown is not None:  # a run cut short still leaves the mutants it finished
                 args.markdown.write_text(render(results, len(points), catalogue=catalogue, sample=sample))
     finally:

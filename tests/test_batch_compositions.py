@@ -188,6 +188,11 @@ def test_store_shape_batches_catch_and_shrink_the_fast_path_mutant(monkeypatch: 
     assert f"fails in a batch of {store_shape(minimal)} scenarios only" in text
     assert "the joint batch of its join kind passed" in text
     assert "table-table: again in batches of one store shape, unversioned " in text
+    not_passing = sum(1 for o in shaped if o.status != "pass")
+    assert f"; {not_passing} not passing there" in text
+    # the summary table counts each drawn scenario once (its joint call), not its store-shape copies too
+    summary = text.split("\n\n")[1]
+    assert summary.splitlines()[-1].split()[:2] == ["total", str(len(drawn))]
 
 
 def test_a_failure_of_the_joint_batch_is_shrunk_as_a_joint_case(monkeypatch: pytest.MonkeyPatch) -> None:

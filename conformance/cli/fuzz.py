@@ -191,15 +191,20 @@ def _older_lines(report: FuzzReport) -> list[str]:
 
 
 def _shape_batch_lines(report: FuzzReport) -> list[str]:
-    """One line per join kind whose scenarios were also checked in batches of one store shape."""
+    """One line per join kind whose scenarios were also checked in batches of one store shape: the scenarios
+    per shape and, when any differ there, how many (the summary table above counts the joint calls only)."""
     counts: dict[str, dict[str, int]] = {}
+    failing: dict[str, int] = {}
     for outcome in report.outcomes:
         if outcome.case.batch == STORE_SHAPE:
             shapes = counts.setdefault(outcome.case.join, dict.fromkeys(STORE_SHAPES, 0))
             shapes[store_shape(outcome.case)] += 1
+            if outcome.status != "pass":
+                failing[outcome.case.join] = failing.get(outcome.case.join, 0) + 1
     return [
         f"  {join}: again in batches of one store shape, "
         + ", ".join(f"{shape} {count}" for shape, count in shapes.items() if count)
+        + (f"; {failing[join]} not passing there" if join in failing else "; all pass there")
         for join, shapes in counts.items()
     ]
 
@@ -228,6 +233,7 @@ def render_report(report: FuzzReport, reproduce: str = "") -> str:
 
     intended = ", intended semantics" if report.intended else ""
     shaped = _shape_batch_lines(report)
+    joint = [outcome for outcome in report.outcomes if outcome.case.batch != STORE_SHAPE]
     lines = [
         f"fuzzing {report.candidate} as Kafka {report.kafka}{intended}: profile {report.profile.name}, "
         f"seed {report.seed}, hypothesis {hypothesis.__version__}",
@@ -238,7 +244,7 @@ def render_report(report: FuzzReport, reproduce: str = "") -> str:
         ),
         *_older_lines(report),
         "",
-        render_summary(report.outcomes) if report.outcomes else "no scenarios to check",
+        render_summary(joint) if joint else "no scenarios to check",
         *(["", *shaped] if shaped else []),
         "",
         f"{report.candidate_calls} candidate calls",

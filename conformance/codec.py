@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -25,20 +25,22 @@ from kjoin.oracle.records import (
     FK_EXTRACTORS,
     JOIN_KINDS,
     KEY_MAPPERS,
+    MAX_LONG,
     OPTIMIZATIONS,
     SIDES,
     STORE_KINDS,
     UNKNOWN_CAUSE,
     VARIANTS,
+    Count,
     FkExtractor,
     JoinKind,
     JoinSpec,
     KeyMapper,
+    Long,
     Optimization,
     Output,
     Record,
     Settings,
-    Side,
     StoreKind,
     Versioning,
     Window,
@@ -73,15 +75,10 @@ __all__ = [
     "window_from",
 ]
 
-MAX_LONG = 2**63 - 1
-"""Kafka's ``Long.MAX_VALUE``: the bound of timestamps, durations and integer keys."""
-
 MAX_DEPTH = 32
 """The deepest nesting a portable line needs is 4 (``{"expected": [{"value": [...]}]}``); 32 leaves room
 for provenance fields and refuses pathological input."""
 
-Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_LONG)]
-Long = Annotated[int, msgspec.Meta(ge=-(2**63), le=MAX_LONG)]
 KeyJson = str | Long | None
 
 
@@ -117,19 +114,6 @@ class SettingsJson(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     emit_interval_ms: Count = 0
 
 
-class RecordJson(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
-    """An input record as read; its fields are ``Record``'s, in the same order (``records_from``). Not
-    tracked by the cyclic garbage collector (``gc=False``): it holds only text, numbers and ``None``, so it
-    is never in a cycle, and a 100k-record line would otherwise be scanned again and again while decoding."""
-
-    side: Side
-    key: KeyJson
-    value: str | None
-    ts: Count
-    wall_clock: Count | None = None
-    commit: bool = False
-
-
 class OutputJson(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     key: KeyJson
     value: tuple[str | None, str | None] | None
@@ -144,7 +128,8 @@ class Scenario(msgspec.Struct, kw_only=True):
     kafka: str
     join: JoinKind
     variant: Literal["inner", "left", "outer"]
-    records: list[RecordJson]
+    records: list[Record]
+    """Read straight into the oracle's ``Record``: its field types carry the bounds."""
     stores: StoreKind | None = None
     fk_extractor: FkExtractor | None = None
     key_mapper: KeyMapper | None = None
@@ -245,7 +230,7 @@ _PROBLEMS = {
 """What each field must be, by its path with indices dropped (whole numbers: ``_WHOLE``)."""
 
 _KNOWN_KEYS: dict[str, type[msgspec.Struct]] = {
-    "records[]": RecordJson,
+    "records[]": Record,
     "expected[]": OutputJson,
     "window": WindowJson,
     "versioned": VersionedJson,
@@ -279,7 +264,7 @@ def decode_scenario(line: str | bytes) -> Scenario:
         scenario = _DECODE_SCENARIO.decode(line)
     except (msgspec.DecodeError, RecursionError) as error:
         raise _explained(line, error) from None
-    if len(scenario.records) and not isinstance(scenario.records[0], RecordJson):  # pragma: no cover
+    if len(scenario.records) and not isinstance(scenario.records[0], Record):  # pragma: no cover
         raise CodecError("records", None, _PROBLEMS["records"], scenario.id)
     extra = _extra_fields(line)
     if extra:
@@ -534,20 +519,18 @@ def spec_from(scenario: Scenario) -> JoinSpec:
     )
 
 
-def records_from(records: Sequence[RecordJson], at: str = "records") -> tuple[Record, ...]:
-    """The input records, in processing order; a ``wall_clock`` never goes back (a record without one
-    keeps the clock where it was)."""
+def records_from(records: Sequence[Record], at: str = "records") -> tuple[Record, ...]:
+    """The input records as decoded, in processing order, once a ``wall_clock`` is checked never to go back
+    (a record without one keeps the clock where it was)."""
     if any(map(_WALL_CLOCK, records)):  # only a clock above 0 can be gone back from
         _check_wall_clocks(records, at)
-    # Built by msgspec from the typed, already validated fields (native speed; the same frozen ``Record``s
-    # as ``Record(...)`` makes, at about a third of the cost on 100k-record lines).
-    return tuple(msgspec.convert(records, list[Record], from_attributes=True))
+    return tuple(records)
 
 
 _WALL_CLOCK = attrgetter("wall_clock")
 
 
-def _check_wall_clocks(records: Sequence[RecordJson], at: str) -> None:
+def _check_wall_clocks(records: Sequence[Record], at: str) -> None:
     clock = 0
     for index, item in enumerate(records):
         wall_clock = item.wall_clock
@@ -684,7 +667,7 @@ def spec_from_results(data: Mapping[str, Any]) -> JoinSpec:
 
 def records_from_results(items: Iterable[Mapping[str, Any]]) -> tuple[Record, ...]:
     """The input records a results document carries (``record_json``), rebuilt."""
-    return records_from(msgspec.convert(list(items), list[RecordJson]))
+    return records_from(msgspec.convert(list(items), list[Record]))
 
 
 def outputs_from_results(items: Iterable[Mapping[str, Any]]) -> tuple[Output, ...]:

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 
+import msgspec
+
 from kjoin.conformance.commit_points import Segments, by_cause
 from kjoin.oracle.behaviour import Behaviour
 from kjoin.oracle.engine import run
@@ -45,14 +47,14 @@ def kafka_segments(spec: JoinSpec, records: Sequence[Record], behaviour: Behavio
         emit_interval_ms=spec.settings.emit_interval_ms,
     )
     cached = replace(spec, settings=settings)
-    plain = [replace(record, commit=False, wall_clock=None) for record in records]
+    plain = [msgspec.structs.replace(record, commit=False, wall_clock=None) for record in records]
 
     @cache
     def up_to(p: int) -> list[Output]:
         return run(cached, plain[:p], behaviour)
 
     def segment(p: int, q: int) -> Sequence[Output]:
-        committed = [*plain[: p - 1], replace(plain[p - 1], commit=True)] if p > 0 else []
+        committed = [*plain[: p - 1], msgspec.structs.replace(plain[p - 1], commit=True)] if p > 0 else []
         return run(cached, [*committed, *plain[p:q]], behaviour)[len(up_to(p)) :]
 
     return Segments(len(records), segment, merge_repeats=True)

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
+import msgspec
+
 try:
     from hypothesis import strategies as st
     from hypothesis.errors import InvalidArgument
@@ -1006,7 +1008,7 @@ def with_production_settings(
         for record in records:
             step = draw(st.sampled_from(pace))
             wall += step
-            timed.append(replace(record, wall_clock=wall if step else None))
+            timed.append(msgspec.structs.replace(record, wall_clock=wall if step else None))
         return replace(spec, settings=settings), tuple(timed)
 
     return _scenario()
@@ -1026,7 +1028,8 @@ def as_self_joins(
             raise InvalidArgument(f"a self-join is a stream-stream join, not {spec.join!r}")
         optimization = draw(st.sampled_from(OPTIMIZATIONS))
         relabelled = tuple(
-            record if record.side == "left" else replace(record, side="left") for record in records
+            record if record.side == "left" else msgspec.structs.replace(record, side="left")
+            for record in records
         )
         return replace(spec, self_join=True, optimization=optimization), relabelled
 

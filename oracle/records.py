@@ -1,8 +1,8 @@
 """Plain data of the oracle: input records, output records and the join specification.
 
-Every type here is a frozen, slotted dataclass or a closed ``Literal`` vocabulary, so that
-scenarios, the oracle and the harness exchange the same small, immutable values (never dicts).
-A tombstone is always an explicit ``None``.
+Every type here is a frozen value (a slotted dataclass, a ``NamedTuple``, or for ``Record`` a frozen
+``msgspec.Struct``) or a closed ``Literal`` vocabulary, so that scenarios, the oracle and the harness exchange
+the same small, immutable values (never dicts). A tombstone is always an explicit ``None``.
 """
 
 from __future__ import annotations
@@ -10,22 +10,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal, NamedTuple, get_args
+from typing import Annotated, Literal, NamedTuple, get_args
+
+import msgspec
 
 __all__ = [
     "FK_EXTRACTORS",
     "JOIN_KINDS",
     "KEY_MAPPERS",
+    "MAX_LONG",
     "OPTIMIZATIONS",
     "SIDES",
     "STORE_KINDS",
     "UNKNOWN_CAUSE",
     "VARIANTS",
+    "Count",
     "FkExtractor",
     "JoinKind",
     "JoinSpec",
     "Key",
     "KeyMapper",
+    "Long",
     "Optimization",
     "Output",
     "Record",
@@ -64,16 +69,34 @@ Key = str | int | None
 Value = str | None
 """A record value. ``None`` is a null value: a tombstone for a table, a null-valued record for a stream."""
 
+MAX_LONG = 2**63 - 1
+"""Kafka's ``Long.MAX_VALUE``: the bound of timestamps, durations and integer keys."""
 
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One input record, piped into topic ``side`` in processing order."""
+Long = Annotated[int, msgspec.Meta(ge=-(2**63), le=MAX_LONG)]
+"""An integer in Java's ``long`` range (an integer key)."""
+
+Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_LONG)]
+"""A whole number Kafka holds in a ``long`` that is never negative: a timestamp, a duration, a size."""
+
+
+class Record(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """One input record, piped into topic ``side`` in processing order.
+
+    A frozen ``msgspec.Struct`` rather than a frozen dataclass: just as immutable and slotted, but the codec
+    (``kjoin.conformance.codec``) decodes a portable line's records straight into it at native speed, the
+    bounds of its fields (``Long``, ``Count``) checked as they are read; unknown fields are refused there.
+    Not tracked by the cyclic garbage collector (``gc=False``): it holds only text, numbers and ``None``, so
+    it is never part of a cycle. ``msgspec.structs.replace`` copies one with some fields changed
+    (docs/kafka.md, "As a user runs them").
+    """
 
     side: Side
-    key: Key
+    key: str | Long | None
+    """The record's ``Key``; an integer key is a Java ``long``."""
     value: Value
-    ts: int
-    wall_clock: int | None = None
+    ts: Count
+    """The record's timestamp (ms); Kafka rejects negative ones."""
+    wall_clock: Count | None = None
     """The mocked wall-clock time (ms since the start of the run) at which the record is processed: the test
     driver's start plus every ``advanceWallClockTime`` made before it is piped. ``None``: no advance since the
     record before (0 for the first). Never decreasing. docs/portable-format.md, "Production settings"."""

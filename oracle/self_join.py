@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import msgspec
+
 from kjoin.oracle.behaviour import Behaviour
 from kjoin.oracle.errors import UnsupportedJoinError
 from kjoin.oracle.records import JoinSpec, Output, Record, new_output
@@ -52,7 +54,7 @@ class UnrewrittenSelfJoin:
         """The record as a left record, then the same record as a right record (spec SJ-2)."""
         _only_left(record)
         outputs = self._join.process(index, record)
-        outputs.extend(self._join.process(index, replace(record, side="right")))
+        outputs.extend(self._join.process(index, msgspec.structs.replace(record, side="right")))
         return outputs
 
     def commit(self, index: int) -> list[Output]:

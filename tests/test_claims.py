@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import msgspec
 import pytest
 
 from kjoin.conformance.catalogue import Case, case_id, load_cases
@@ -159,7 +160,7 @@ def test_commit_point_claims_take_production_settings_of_the_table_joins_they_co
         tt_case("3.9"), spec=replace(tt_case("3.9").spec, settings=Settings(cache_max_bytes=1024))
     )
     committing = replace(
-        tt_case("3.9"), records=tuple(replace(r, commit=True) for r in tt_case("3.9").records)
+        tt_case("3.9"), records=tuple(msgspec.structs.replace(r, commit=True) for r in tt_case("3.9").records)
     )
     stream = replace(
         ss_case("3.9"), spec=replace(ss_case("3.9").spec, settings=Settings(cache_max_bytes=1024))

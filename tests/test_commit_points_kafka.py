@@ -13,6 +13,7 @@ import itertools
 import json
 from dataclasses import replace
 
+import msgspec
 import pytest
 
 from kjoin.conformance.catalogue import Case
@@ -31,7 +32,8 @@ pytestmark = [pytest.mark.system, pytest.mark.kafka, pytest.mark.xdist_group("ka
 def committed(case: Case, commits: tuple[int, ...]) -> Case:
     """``case`` with a commit after each input of ``commits`` but the last (the end of the input)."""
     records = tuple(
-        replace(record, commit=index in commits[:-1]) for index, record in enumerate(case.records)
+        msgspec.structs.replace(record, commit=index in commits[:-1])
+        for index, record in enumerate(case.records)
     )
     return replace(case, id=f"{case.id}-{'-'.join(map(str, commits))}", records=records)
 

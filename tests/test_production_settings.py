@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from itertools import pairwise
 
+import msgspec
 import pytest
 
 from kjoin.oracle import behaviour_for, run
@@ -101,7 +102,9 @@ def test_a_wall_clock_moving_by_the_interval_per_record_undoes_the_throttle(vers
     behaviour = behaviour_for(version)
     for spec, records in _inputs(seed=3):
         for interval in INTERVALS:
-            paced = [replace(r, wall_clock=i * interval + i // 3) for i, r in enumerate(records)]
+            paced = [
+                msgspec.structs.replace(r, wall_clock=i * interval + i // 3) for i, r in enumerate(records)
+            ]
             assert run(_with(spec, emit_interval_ms=interval), paced, behaviour) == run(
                 spec, records, behaviour
             )
@@ -336,7 +339,7 @@ def test_a_commit_after_every_record_is_the_test_drivers_schedule(version: str) 
     for spec, records in _table_inputs(seed=7, join="table-table"):
         if spec.versioned is not None and not behaviour.has_versioned_stores:
             continue
-        every = [replace(r, commit=True) for r in records]
+        every = [msgspec.structs.replace(r, commit=True) for r in records]
         produced = _with(spec, cache_max_bytes=CACHE, commit_interval_ms=30_000)
         assert run(produced, every, behaviour) == run(_with(spec, cache_max_bytes=CACHE), records, behaviour)
 

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+import msgspec
 import pytest
 from pyspark.sql import SparkSession
 
@@ -71,7 +72,8 @@ def _kafka_committing_at(case: Case, commits: tuple[int, ...]) -> list[Output]:
         emit_interval_ms=case.spec.settings.emit_interval_ms,
     )
     records = [
-        replace(record, commit=index in commits, wall_clock=None) for index, record in enumerate(case.records)
+        msgspec.structs.replace(record, commit=index in commits, wall_clock=None)
+        for index, record in enumerate(case.records)
     ]
     behaviour = behaviour_for(case.kafka, intended=case.intended)
     return run(replace(case.spec, settings=settings), records, behaviour)

@@ -38,6 +38,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 from itertools import combinations
 
+import msgspec
+
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.documents.outcomes import CaseOutcome
 from kjoin.conformance.harness.micro_batches import kept_records, split_case_id, without_start
@@ -359,19 +361,21 @@ def _record_changes(case: Case) -> Iterator[_Change]:
 def _with_ts(index: int, ts: int, case: Case) -> Case:
     if index >= len(case.records):
         return case
-    return replace(case, records=_with(case.records, index, replace(case.records[index], ts=ts)))
+    return replace(
+        case, records=_with(case.records, index, msgspec.structs.replace(case.records[index], ts=ts))
+    )
 
 
 def _shifted_down(case: Case) -> Case:
     """Every ts less the smallest one."""
     lowest = min((record.ts for record in case.records), default=0)
-    return replace(case, records=tuple(replace(r, ts=r.ts - lowest) for r in case.records))
+    return replace(case, records=tuple(msgspec.structs.replace(r, ts=r.ts - lowest) for r in case.records))
 
 
 def _ranked(case: Case) -> Case:
     """Every ts replaced by its rank among the distinct timestamps (order and equality kept)."""
     ranks = {ts: rank for rank, ts in enumerate(sorted({record.ts for record in case.records}))}
-    return replace(case, records=tuple(replace(r, ts=ranks[r.ts]) for r in case.records))
+    return replace(case, records=tuple(msgspec.structs.replace(r, ts=ranks[r.ts]) for r in case.records))
 
 
 def _with(records: tuple[Record, ...], index: int, record: Record) -> tuple[Record, ...]:
@@ -391,7 +395,7 @@ def _renamed(case: Case) -> Case:
     mapping = {name: f"{prefix}{n}" for prefix, names in order.items() for n, name in enumerate(names, 1)}
     renamed = _rename_keys(case, mapping)
     labelled = tuple(
-        record if record.value is None else replace(record, value=_label(case, record, index))
+        record if record.value is None else msgspec.structs.replace(record, value=_label(case, record, index))
         for index, record in enumerate(renamed)
     )
     return replace(case, records=labelled)
@@ -425,5 +429,5 @@ def _rename_keys(case: Case, mapping: dict[str, str]) -> tuple[Record, ...]:
         foreign = _foreign_key(case, record)
         if foreign is not None and value is not None:
             value = f"{mapping.get(foreign, foreign)}:{value.split(':', 1)[1]}"
-        renamed.append(replace(record, key=key, value=value))
+        renamed.append(msgspec.structs.replace(record, key=key, value=value))
     return tuple(renamed)

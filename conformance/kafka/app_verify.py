@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
+
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.portable import case_json
 from kjoin.conformance.differential.generate import generate_cases
@@ -132,7 +134,7 @@ def for_application(case: Case, rng: random.Random, cache: bool, *, small_cache:
     small = cache and small_cache
     if case.join == "table-table" and not small and len(records) > 2 and rng.random() < 0.5:
         for index in rng.sample(range(len(records) - 1), k=min(2, len(records) - 2)):
-            records[index] = dataclasses.replace(records[index], commit=True)
+            records[index] = msgspec.structs.replace(records[index], commit=True)
     window = spec.window
     if window is not None:
         window = Window(2 * window.before, 2 * window.after, _doubled(window.grace), window.legacy)

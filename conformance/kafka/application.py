@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.harness.system_failures import SystemFailure
 from kjoin.conformance.kafka.broker import DEFAULT_BROKER, KafkaBroker
@@ -172,9 +174,9 @@ def task_records(case: Case, inputs: Sequence[tuple[int, int]], partition: int) 
         mine = [case.records[i] for i in segment if inputs[i][0] == partition]
         sides = [[r for r in mine if r.side == side] for side in ("left", "right")]
         order = processing_order([[r.ts for r in side] for side in sides])
-        taken = [dataclasses.replace(sides[queue][pos], commit=False) for queue, pos in order]
+        taken = [msgspec.structs.replace(sides[queue][pos], commit=False) for queue, pos in order]
         if taken:
-            taken[-1] = dataclasses.replace(taken[-1], commit=True)
+            taken[-1] = msgspec.structs.replace(taken[-1], commit=True)
         ordered += taken
     return ordered
 

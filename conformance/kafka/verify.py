@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.portable import case_json
 from kjoin.conformance.checker import CandidateFailure, Emitted, check
@@ -270,7 +272,7 @@ class SettingsEffect:
 def under_test_settings(case: Case) -> Case:
     """``case`` with the test driver's settings (no cache, a commit after every record, no throttle) and a
     wall clock that never moves: the input its production settings are measured against."""
-    plain = tuple(replace(record, wall_clock=None, commit=False) for record in case.records)
+    plain = tuple(msgspec.structs.replace(record, wall_clock=None, commit=False) for record in case.records)
     return replace(case, spec=replace(case.spec, settings=Settings()), records=plain)
 
 

@@ -27,6 +27,7 @@ from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import Candidate
 from support import fixture_candidates
 from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
+from support.results_schema import schema_errors
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.xdist_group("spark-harness")  # with test_reports_run: the harness and its reports
@@ -295,3 +296,38 @@ def test_a_run_that_starts_spark_prints_no_spark_banner(scenario_file: Path) -> 
     assert done.returncode == 1, done.stderr  # the candidate differs in one case
     assert "WARNING" not in done.stderr and "incubator" not in done.stderr, done.stderr
     assert all(" elapsed" in line for line in done.stderr.splitlines()), done.stderr
+
+
+def test_kjoin_run_calls_a_store_shape_case_with_its_shape_only(
+    spark: SparkSession, scenario_file: Path, tmp_path: Path
+) -> None:
+    """A saved regression stating ``"batch": "store-shape"`` (docs/scenario-format.md, "Batch composition")
+    gets a table-table call of its own; its id and the results document say which batch it was in."""
+    joint = {
+        "id": "small-tt-versioned",
+        "kafka": "3.9",
+        "join": "table-table",
+        "variant": "inner",
+        "versioned": {"left": True, "right": True, "history_ms": 100},
+        "records": [
+            {"side": "left", "key": "k", "value": "L1", "ts": 2},
+            {"side": "right", "key": "k", "value": "R1", "ts": 1},
+        ],
+    }
+    left_only = {"left": True, "right": False, "history_ms": 100}
+    shaped = dict(joint, id="small-tt-left-versioned", versioned=left_only)
+    path = tmp_path / "batches.jsonl"
+    path.write_text(json.dumps(joint) + "\n" + json.dumps(dict(shaped, batch="store-shape")) + "\n")
+    out, err, results = io.StringIO(), io.StringIO(), tmp_path / "results.json"
+    argv = ["run", "--candidate", "support.fixture_candidates:oracle_on_driver", "--scenarios", str(path)]
+    code = main([*argv, "--results", str(results)], stdout=out, stderr=err)
+    assert code == 0, out.getvalue() + err.getvalue()
+    assert out.getvalue().count("table-table: 1 cases in one candidate call") == 2
+    document = json.loads(results.read_text())
+    assert schema_errors(document) == []
+    ids = {case["id"]: case["status"] for case in document["cases"]}
+    assert ids == {
+        "small-tt-versioned[inner-3.9]": "pass",
+        "small-tt-left-versioned[inner-3.9]~left-versioned-batch": "pass",
+    }
+    assert [call["cases"] for call in document["calls"] if call["join"] == "table-table"] == [1, 1]

@@ -5,7 +5,9 @@ processing order), and as needed ``window`` (``before``, ``after``, ``grace``; `
 ``JoinWindows.of(d).grace(g)``; ``api``: free text kept as provenance), ``stores`` (default ``rocksdb``),
 ``versioned`` (``left``, ``right``, ``history_ms``), ``fk_extractor``, ``intended``. A line may state what
 Kafka emits (``expected``: outputs in emission order; ``timestamps: false`` when they are unknown) and may
-describe itself (``description``, ``features``, ``flags``). Every other field (``source``, ``known_bug``,
+describe itself (``description``, ``features``, ``flags``); a saved counterexample may state how it is fed
+(``micro_batches``) and the batch it is checked in (``batch``: ``"store-shape"``, the case id then ends in
+``~<shape>-batch``). Every other field (``source``, ``known_bug``,
 ...) is kept in ``Case.extra``, never dropped. The answer to a line is ``{"id", "outputs": [{"key",
 "value": [left, right] | null, "ts"}, ...]}`` or ``{"id", "error"}``; docs/portable-format.md has the
 whole format.
@@ -18,11 +20,13 @@ scenario to every error.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
 import msgspec
 
+from kjoin.conformance.catalogue.batches import BATCHES, batch_suffix
 from kjoin.conformance.catalogue.case import About, Case, Expected, MicroBatches, case_id
 from kjoin.conformance.catalogue.errors import ScenarioError
 from kjoin.conformance.catalogue.fields import Fields
@@ -100,7 +104,7 @@ def case_from_line(text: str | bytes, path: str, line: int | None = None) -> Cas
             raise CodecError(f"records[{index}].side", records[index].side, problem)
     except CodecError as error:
         raise _fail(fields, error) from None
-    return Case(
+    case = Case(
         id=case_id(scenario.id, scenario.variant, kafka, scenario.intended),
         scenario=scenario.id,
         kafka=kafka,
@@ -113,7 +117,9 @@ def case_from_line(text: str | bytes, path: str, line: int | None = None) -> Cas
         about=_about(fields, scenario),
         extra=MappingProxyType(_extra(scenario)),
         micro_batches=_micro_batches(fields, scenario.extra.get("micro_batches"), len(records)),
+        batch=_batch(fields, scenario.extra.get("batch")),
     )
+    return replace(case, id=case.id + batch_suffix(case))
 
 
 def _micro_batches(fields: Fields, value: Any, count: int) -> MicroBatches | None:
@@ -130,6 +136,14 @@ def _micro_batches(fields: Fields, value: Any, count: int) -> MicroBatches | Non
             "micro_batches.starts", starts, f"must be increasing record indices from 1 to {count - 1}"
         )
     return MicroBatches(split, tuple(starts))
+
+
+def _batch(fields: Fields, value: Any) -> str | None:
+    """A saved counterexample's batch composition (``"store-shape"``: checked with the cases of its store
+    shape only; docs/scenario-format.md), or ``None`` (absent: the joint batch of its join kind)."""
+    if value is None:
+        return None
+    return str(fields.choice(value, "batch", BATCHES))
 
 
 def _extra(scenario: Scenario) -> dict[str, Any]:

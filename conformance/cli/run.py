@@ -7,9 +7,11 @@
               [--steps-per-batch 1,2,8,random:SEED]
 
 The candidate runs once per join kind over every claimed case of that kind (a few Spark jobs, never one per
-scenario); each finished case goes to the results journal at once, so an interrupted or crashed run keeps
-what it finished and says it is incomplete. Exit codes (``cli.common``): 0 every claimed case agrees, 1 a
-case differs, 2 input or usage errors (the valid cases still run), 3 the run could not complete.
+scenario; a saved counterexample that states a store-shape ``batch`` gets a call with its shape's cases,
+docs/testing.md, "Batch compositions"); each finished case goes to the results journal at once, so an
+interrupted or crashed run keeps what it finished and says it is incomplete. Exit codes (``cli.common``):
+0 every claimed case agrees, 1 a case differs, 2 input or usage errors (the valid cases still run), 3 the
+run could not complete.
 """
 
 from __future__ import annotations

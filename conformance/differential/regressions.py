@@ -10,6 +10,8 @@ rest of the catalogue (``kjoin run``, the pytest plugin, the results and reports
 * ``divergence``: the candidate's first divergence when it was found (kind, input index, both outputs);
 * ``micro_batches``: for a candidate fed in micro-batches, the split it failed under (``split``, and
   ``starts``: the records that begin a micro-batch); loading the file feeds it that split again;
+* ``batch``: ``"store-shape"`` for a counterexample that failed only in a batch of its store shape's cases
+  (``harness.compositions``); loading the file checks it in such a batch again (the digest covers it);
 * ``found``: the date, only when given (``kjoin fuzz --found``): files never depend on the clock.
 
 The id and the file name come from a digest of the scenario itself
@@ -94,7 +96,8 @@ def regression_line(
     minimal, original = counterexample.minimal, counterexample.shrunk.original
     case = minimal.case
     portable = scenario_json(case)
-    digest = hashlib.sha256(json.dumps(portable, sort_keys=True).encode()).hexdigest()[:10]
+    batch = {"batch": case.batch} if case.batch is not None else {}
+    digest = hashlib.sha256(json.dumps({**portable, **batch}, sort_keys=True).encode()).hexdigest()[:10]
     scenario_id = f"regression-{_slug(candidate)}-{JOIN_ABBREVIATIONS[case.join]}-{digest}"
     first = minimal.verdict.first if minimal.verdict is not None else None
     divergence: dict[str, Any] = {}
@@ -129,6 +132,7 @@ def regression_line(
     }
     if case.micro_batches is not None:
         line["micro_batches"] = {"split": case.micro_batches.split, "starts": list(case.micro_batches.starts)}
+    line.update(batch)
     if found is not None:
         line["found"] = found
     return line

@@ -16,7 +16,10 @@ as much Spark work for twenty scenarios as for two hundred (docs/testing.md, "Ba
 
 A case so checked carries ``Case.batch == STORE_SHAPE`` and its id ends in ``~<shape>-batch``
 (``...[inner-4.0.1]~left-versioned-batch``). Its shape is read from its specification each time, so a
-shrunk case that lost a versioned side is checked with the cases of its new shape. Pure Python: no Spark.
+shrunk case that lost a versioned side is checked with the cases of its new shape. The shapes and the id
+suffix are case data (``catalogue.batches``): a saved counterexample states its batch (``batch`` in its
+line), and ``HarnessRun`` (``kjoin run``, the pytest plugin) calls the candidate per ``batch_groups`` too.
+Pure Python: no Spark.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import replace
 from typing import Final
 
 from kjoin.conformance.catalogue import Case
+from kjoin.conformance.catalogue.batches import STORE_SHAPE, STORE_SHAPES, batch_suffix, store_shape
 
 __all__ = [
     "STORE_SHAPE",
@@ -38,13 +42,6 @@ __all__ = [
     "store_shape",
 ]
 
-STORE_SHAPE: Final = "store-shape"
-"""``Case.batch`` of a case checked in a batch of the cases of its own store shape only."""
-
-STORE_SHAPES: Final = ("unversioned", "left-versioned", "right-versioned", "both-versioned")
-"""The store shapes, in the order their batches are checked."""
-
-
 VERSIONED_SIDES: Final = {
     "unversioned": frozenset[str](),
     "left-versioned": frozenset({"left"}),
@@ -53,19 +50,6 @@ VERSIONED_SIDES: Final = {
 }
 """What a batch of each shape holds for a port to branch on: a left versioned table, a right one, a
 scenario with both."""
-
-
-def store_shape(case: Case) -> str:
-    """Which sides of ``case`` are in a versioned store: one of ``STORE_SHAPES``."""
-    versioned = case.spec.versioned
-    left = versioned is not None and versioned.left
-    right = versioned is not None and versioned.right
-    return STORE_SHAPES[left + 2 * right]
-
-
-def batch_suffix(case: Case) -> str:
-    """What ``case``'s id ends in for its batch composition: ``~<shape>-batch``, or nothing (joint)."""
-    return f"~{store_shape(case)}-batch" if case.batch == STORE_SHAPE else ""
 
 
 def by_store_shape(cases: Iterable[Case]) -> list[Case]:

@@ -1,9 +1,10 @@
 """A harness run: which cases a candidate claims, its answers (batched per join kind), and each outcome.
 
 ``HarnessRun`` is shared by the pytest plugin and ``kjoin run``. It starts Spark only when a claimed case
-is first checked, runs the candidate once per join kind over every registered case of that kind, caches
-the answers, and turns each case into a ``CaseOutcome`` (``kjoin.conformance.documents.outcomes`` lists the
-statuses).
+is first checked, runs the candidate once per join kind over every registered case of that kind (once more
+per store shape for the cases that state a store-shape batch, ``compositions.batch_groups``;
+docs/testing.md, "Batch compositions"), caches the answers, and turns each case into a ``CaseOutcome``
+(``kjoin.conformance.documents.outcomes`` lists the statuses).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from kjoin.conformance.documents.outcomes import (
 )
 from kjoin.conformance.harness.calls import Caller, CallProgress, CallRecord, SessionKeeper
 from kjoin.conformance.harness.claims import at_commit_points, declared_difference_for, unclaimed_because
+from kjoin.conformance.harness.compositions import batch_groups
 from kjoin.conformance.protocol import Candidate, DeclaredDifference
 
 if TYPE_CHECKING:
@@ -101,7 +103,7 @@ class HarnessRun:
         if isinstance(expected, str):
             return CaseOutcome(case, "not-applicable", reason=expected)
         if case.id not in self._answers:
-            self._run_join_kind(case.join)
+            self._run_batch_of(case)
         answer = self._answers[case.id]
         mode = resolve_mode(
             self.equivalence, case, answer, commit_points=at_commit_points(self.candidate.claim, case)
@@ -117,15 +119,18 @@ class HarnessRun:
         self.register(cases)
         return [self.outcome(case) for case in cases]
 
-    def _run_join_kind(self, join: str) -> None:
-        """One candidate call over the registered, claimed, applicable cases of ``join`` without answers."""
-        batch = [
-            case
-            for case in self._registered.values()
-            if case.join == join
-            and case.id not in self._answers
-            and self.unclaimed_because(case) is None
-            and not isinstance(self.expected(case), str)
+    def _run_batch_of(self, case: Case) -> None:
+        """One candidate call over the registered, claimed, applicable cases without answers of ``case``'s
+        join kind and batch composition (``compositions.batch_groups``: the joint cases together, a
+        store-shape case with the cases of its shape)."""
+        pending = [
+            other
+            for other in self._registered.values()
+            if other.join == case.join
+            and other.id not in self._answers
+            and self.unclaimed_because(other) is None
+            and not isinstance(self.expected(other), str)
         ]
+        batch = next(group for group in batch_groups(pending) if any(other.id == case.id for other in group))
         assert self._caller is not None
-        self._answers.update(self._caller.answers(join, batch))
+        self._answers.update(self._caller.answers(case.join, batch))

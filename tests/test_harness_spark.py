@@ -322,7 +322,8 @@ def test_kjoin_run_calls_a_store_shape_case_with_its_shape_only(
     argv = ["run", "--candidate", "support.fixture_candidates:oracle_on_driver", "--scenarios", str(path)]
     code = main([*argv, "--results", str(results)], stdout=out, stderr=err)
     assert code == 0, out.getvalue() + err.getvalue()
-    assert out.getvalue().count("table-table: 1 cases in one candidate call") == 2
+    assert out.getvalue().count("table-table: 1 case in one candidate call") == 1
+    assert out.getvalue().count("table-table (left-versioned batch): 1 case in one candidate call") == 1
     document = json.loads(results.read_text())
     assert schema_errors(document) == []
     ids = {case["id"]: case["status"] for case in document["cases"]}

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.catalogue.batches import call_shape
 from kjoin.conformance.checker import Emitted
 from kjoin.conformance.cli import main
 from kjoin.conformance.differential.fuzz import FuzzReport, fuzz
@@ -159,3 +160,19 @@ def test_kjoin_check_accepts_a_saved_batch_and_names_a_bad_one(report: FuzzRepor
         )
     loaded = load_cases([bad])
     assert not loaded.cases and "field batch" in str(loaded.errors[0])
+
+
+def test_a_call_line_names_its_store_shape_batch_and_counts_in_words(report: FuzzReport) -> None:
+    drawn = [case for batch in report.generated for case in batch.cases]
+    one = next(case for case in drawn if store_shape(case) == "left-versioned")
+    marked = replace(one, id=f"{one.id}~left-versioned-batch", batch=STORE_SHAPE)
+    assert call_shape([marked]) == "left-versioned" and call_shape([marked, one]) is None
+    assert call_shape(drawn) is None and call_shape([]) is None
+    shaped = CallRecord("table-table", 1, "ok", seconds=4.25, jobs=3, shape=call_shape([marked]))
+    assert (
+        shaped.line()
+        == "table-table (left-versioned batch): 1 case in one candidate call (3 Spark jobs, 4.2 s)"
+    )
+    joint = CallRecord("table-table", 2, "timeout", seconds=1.0)
+    assert joint.line() == "table-table: 2 cases in one candidate call (? Spark jobs, 1.0 s): timeout"
+    assert "shape" not in shaped.to_json()  # the results document's calls entry is unchanged

@@ -6,11 +6,12 @@ checks it in that batch again; ``kjoin.conformance.harness.compositions`` makes 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from kjoin.conformance.catalogue.case import Case
 
-__all__ = ["BATCHES", "STORE_SHAPE", "STORE_SHAPES", "batch_suffix", "store_shape"]
+__all__ = ["BATCHES", "STORE_SHAPE", "STORE_SHAPES", "batch_suffix", "call_shape", "store_shape"]
 
 STORE_SHAPE: Final = "store-shape"
 """``Case.batch`` of a case checked in a batch of the cases of its own store shape only."""
@@ -33,3 +34,11 @@ def store_shape(case: Case) -> str:
 def batch_suffix(case: Case) -> str:
     """What ``case``'s id ends in for its batch composition: ``~<shape>-batch``, or nothing (joint)."""
     return f"~{store_shape(case)}-batch" if case.batch == STORE_SHAPE else ""
+
+
+def call_shape(cases: Sequence[Case]) -> str | None:
+    """The store shape of a candidate call holding one store shape's batch (every case's ``batch`` is
+    ``STORE_SHAPE``), or ``None`` for a joint call."""
+    if cases and all(case.batch == STORE_SHAPE for case in cases):
+        return store_shape(cases[0])
+    return None

@@ -366,12 +366,7 @@ def _report(
     lines = [f"candidate {candidate.name}", render_summary(outcomes) if outcomes else "no case finished", ""]
     releases = [outcome.case.kafka for outcome in outcomes if outcome.status != "not-claimed"]
     lines += [*render_ran_as(ran_as(candidate.claim.kafka, releases), folded), ""]
-    for batch in harness.batches:
-        jobs = "?" if batch.jobs is None else batch.jobs
-        lines.append(
-            f"{batch.join}: {batch.cases} cases in one candidate call ({jobs} Spark jobs, "
-            f"{batch.seconds:.1f} s){'' if batch.status == 'ok' else ': ' + batch.status}"
-        )
+    lines += [batch.line() for batch in harness.batches]
     declared = Counter(
         o.declared.reason for o in outcomes if o.status == "declared" and o.declared is not None
     )

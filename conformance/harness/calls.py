@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from kjoin.conformance.catalogue import Case
+from kjoin.conformance.catalogue.batches import call_shape
 from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.documents.outcomes import Answer
 from kjoin.conformance.harness.batching import CallFailed, run_batch
@@ -88,6 +89,19 @@ class CallRecord:
     jobs: int | None = None
     system: str | None = None
     """The system cause of a failed call (``harness.system_failures``), ``None`` if it is the candidate's."""
+    shape: str | None = None
+    """The store shape of a call holding one shape's cases only (``catalogue.batches``), ``None`` for the
+    joint batch of its join kind. Terminal only: the results document's ``calls`` entry leaves it out."""
+
+    def line(self) -> str:
+        """The call in one line, as ``kjoin run`` and the pytest plugin print it: ``table-table
+        (left-versioned batch): 1 case in one candidate call (3 Spark jobs, 4.2 s)``."""
+        jobs = "?" if self.jobs is None else self.jobs
+        batch = "" if self.shape is None else f" ({self.shape} batch)"
+        cases = f"{self.cases} case{'' if self.cases == 1 else 's'}"
+        ended = "" if self.status == "ok" else f": {self.status}"
+        spent = f"({jobs} Spark jobs, {self.seconds:.1f} s)"
+        return f"{self.join}{batch}: {cases} in one candidate call {spent}{ended}"
 
     def to_json(self) -> dict[str, Any]:
         """The results document's ``calls`` entry (no wall time: results stay reproducible)."""
@@ -268,7 +282,9 @@ class Caller:
                 f"timeout: the candidate call did not finish within {self.timeout:g} s "
                 "(its Spark jobs were cancelled)"
             )
-            record = CallRecord(join, len(cases), "timeout", message, out.text(), err.text(), seconds)
+            record = CallRecord(
+                join, len(cases), "timeout", message, out.text(), err.text(), seconds, shape=call_shape(cases)
+            )
             self._keep(record)
             return record, None
         jobs_after = jobs_started(spark) if _alive(spark) else None
@@ -281,13 +297,24 @@ class Caller:
             raised: SystemFailure | None = outcome.get("system")
             system = str(raised) if raised is not None else system_cause(message)
             record = CallRecord(
-                join, len(cases), "error", message.strip(), out.text(), err.text(), seconds, jobs, system
+                join,
+                len(cases),
+                "error",
+                message.strip(),
+                out.text(),
+                err.text(),
+                seconds,
+                jobs,
+                system,
+                call_shape(cases),
             )
             self._keep(record)
             if raised is not None and not raised.retry:
                 raise raised
             return record, None
-        record = CallRecord(join, len(cases), "ok", "", out.text(), err.text(), seconds, jobs)
+        record = CallRecord(
+            join, len(cases), "ok", "", out.text(), err.text(), seconds, jobs, shape=call_shape(cases)
+        )
         self._keep(record)
         return record, outcome["answers"]
 

@@ -185,12 +185,7 @@ class PytestRun:
             releases = [str(r["kafka"]) for r in self.results.values() if r["status"] != "not-claimed"]
             lines += render_ran_as(ran_as(self.candidate.claim.kafka, releases), self.folded)
         lines += [f"  {line}" for line in render_diagnosis(roll_up(self.results.values()))]
-        for batch in self.harness.batches:
-            jobs = "?" if batch.jobs is None else str(batch.jobs)
-            lines.append(
-                f"  {batch.join}: {batch.cases} cases in one candidate call, {jobs} Spark jobs, "
-                f"{batch.seconds:.1f} s"
-            )
+        lines += [f"  {batch.line()}" for batch in self.harness.batches]
         if self.results_path is not None and not self.is_worker:
             lines.append(f"results written to {self.results_path}")
         return lines

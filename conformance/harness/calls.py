@@ -33,6 +33,7 @@ from kjoin.conformance.catalogue.batches import call_shape
 from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.documents.outcomes import Answer
 from kjoin.conformance.harness.batching import CallFailed, run_batch
+from kjoin.conformance.harness.run_ids import same_failure
 from kjoin.conformance.harness.system_failures import RETRY_DELAYS_S, SystemFailure, one_line, system_cause
 from kjoin.conformance.protocol import Candidate
 
@@ -193,8 +194,10 @@ class Caller:
 
     def _isolate(self, join: str, cases: list[Case], failed: CallRecord, found: dict[str, Answer]) -> None:
         """Bisect a failed call: run the halves, keep the answers of halves that succeed, split halves that
-        fail again. A failure both halves repeat word for word is the candidate's as a whole (not one
-        scenario's): every case gets it. At most ``ISOLATION_CALLS`` calls per join kind."""
+        fail again. A failure both halves repeat word for word, but for run-specific tokens (a streaming
+        query's ids and name, temporary folders, addresses, Spark's stage and task counters:
+        ``harness.run_ids``), is the candidate's as a whole (not one scenario's): every case gets it. At most
+        ``ISOLATION_CALLS`` calls per join kind."""
         pending = [(cases, failed)]
         calls = 0
         while pending:
@@ -209,7 +212,7 @@ class Caller:
                 calls += 1
                 results.append(self._call_retrying(join, half))
             failures = [result for result, answers in results if answers is None]
-            if len(failures) == 2 and all(f.message == record.message for f in failures):
+            if len(failures) == 2 and all(same_failure(f.message, record.message) for f in failures):
                 found.update(dict.fromkeys((case.id for case in batch), CandidateFailure(record.message)))
                 continue
             for half, (result, answers) in zip(halves, results, strict=True):

@@ -60,6 +60,7 @@ __all__ = [
     "timestamps",
     "ts_offsets",
     "values",
+    "versioned_gap_scenarios",
     "versionings",
     "windows",
     "with_production_settings",
@@ -676,6 +677,65 @@ def _min_time_after_pass(held: Sequence[_Step], stream_time: int, window: Window
         if _closes_after(step.offset, step.side, window) > stream_time:
             open_sides.add(step.side)
     return held[-1].offset, held[-1].offset
+
+
+def versioned_gap_scenarios(
+    *, variants: Sequence[Variant] = ("inner", "left"), max_noise: int = 3
+) -> st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]]:
+    """Stream-table joins over a versioned table (3.5+) whose key's history has a gap that an out-of-order
+    put fills exactly at its start (spec VS-6, VS-9; issue 23, the survivor ``versioned.py:115``).
+
+    A key ``k1`` of the table gets a value at ``a``, a tombstone at ``d > a`` and a value at ``c > d + 1``:
+    its versions end at ``d`` and its current value starts at ``c``, so ``[d, c)`` is a gap. Then a put of
+    ``k1`` exactly at ``d`` (out of order, within the history retention) must fill the gap up to ``c``, and
+    1 or 2 stream records for ``k1`` inside the gap look it up (the put's value, not nothing). One time in
+    two a stream record looks into the gap before the put too (nothing there yet), and one time in three
+    a later put lands inside the filled version (a version ending at it). Up to ``max_noise`` records
+    under ``k2`` come first. The history retention covers every put (at least ``c - a``), so none is
+    dropped as too old. Values are labelled as in ``join_histories``; timestamps are absolute.
+
+    Only the stream-table join looks a versioned table up by time (``get(key, ts)``, spec VS-9): a
+    table-table or foreign-key join reads the latest value and drops out-of-order updates, so a wrong
+    version in the history does not show there.
+
+    Shrinks towards an inner join, no noise, the narrowest gap and one lookup at its start.
+    """
+    _check_choices("variants", variants, ("inner", "left"))
+    if not variants:
+        raise InvalidArgument("variants=[] must offer inner or left")
+    _check_non_negative("max_noise", max_noise)
+    small = st.integers(min_value=1, max_value=4)
+
+    @st.composite
+    def _scenario(draw: st.DrawFn) -> tuple[JoinSpec, tuple[Record, ...]]:
+        variant = draw(st.sampled_from(list(variants)))
+        noise = [
+            _Step(draw(st.sampled_from(SIDES)), "k2", draw(_RARELY), "", draw(st.integers(0, 3)))
+            for _ in range(draw(st.integers(min_value=0, max_value=max_noise)))
+        ]
+        first = max((step.offset for step in noise), default=0) + draw(st.integers(0, 2))
+        deleted = first + draw(small)
+        current = deleted + 1 + draw(small)
+        inside = st.integers(min_value=deleted, max_value=current - 1)
+        steps = [
+            *noise,
+            _Step("right", "k1", False, "", first),
+            _Step("right", "k1", True, "", deleted),
+            _Step("right", "k1", False, "", current),
+        ]
+        if draw(st.booleans()):
+            steps.append(_Step("left", "k1", False, "", draw(inside)))  # the gap before it is filled
+        steps.append(_Step("right", "k1", False, "", deleted))  # the put at the versions' end
+        if draw(_ONE_IN_THREE):
+            steps.append(_Step("right", "k1", False, "", draw(st.integers(deleted + 1, current))))
+        lookups = sorted(draw(st.lists(inside, min_size=1, max_size=2)))
+        steps.extend(_Step("left", "k1", False, "", ts) for ts in lookups)
+        history = current - first + draw(st.integers(min_value=0, max_value=5))
+        versioning = Versioning(left=False, right=True, history_ms=history)
+        spec = JoinSpec(join="stream-table", variant=variant, versioned=versioning)
+        return spec, _fold("stream-table", steps, absolute=True)
+
+    return _scenario()
 
 
 def join_scenarios(

@@ -5,7 +5,8 @@
 
 For every era a candidate can claim (default: ``spark-reference``'s claim), it prints the flags in force
 there (``oracle.behaviour.flags_in_force``) and, for the bundled catalogue and for the profile's generated
-scenarios (all join kinds, and the 3.8+ ``minTime`` scenarios of ``generate_min_time_cases``), which of
+scenarios (all join kinds, the 3.8+ ``minTime`` scenarios of ``generate_min_time_cases`` and the 3.5+
+versioned-gap scenarios of ``generate_versioned_gap_cases``), which of
 them some scenario makes decisive (``conformance.differential.reach``)
 and which none does. With coverage.py (a dev dependency) it also measures the branch coverage of each
 ``oracle`` module while the oracle runs the catalogue and while it runs the generated scenarios, and lists
@@ -33,7 +34,11 @@ from tabulate import tabulate
 
 from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.differential.corners import CORNERS, corners_of
-from kjoin.conformance.differential.generate import generate_cases, generate_min_time_cases
+from kjoin.conformance.differential.generate import (
+    generate_cases,
+    generate_min_time_cases,
+    generate_versioned_gap_cases,
+)
 from kjoin.conformance.differential.profiles import PROFILES
 from kjoin.conformance.differential.reach import FlagReach, flag_reach
 from kjoin.conformance.protocol import load_candidate
@@ -53,6 +58,7 @@ def _generated(versions: Sequence[str], profile: str, seed: int) -> list[Case]:
         for join in JOIN_KINDS:
             cases.extend(generate_cases(join, version, profile=chosen, seed=seed, claim=claim).cases)
         cases.extend(generate_min_time_cases(version, profile=chosen, seed=seed, claim=claim).cases)
+        cases.extend(generate_versioned_gap_cases(version, profile=chosen, seed=seed, claim=claim).cases)
         print(f"  generated {version}: {len(cases)} scenarios so far", file=sys.stderr, flush=True)
     return cases
 

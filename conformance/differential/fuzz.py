@@ -6,7 +6,9 @@
    claimed version, and, unless one version is asked for, half as many again spread over the other
    claimed versions (at least ``MIN_PER_ERA`` each): every era a candidate claims is fuzzed. Stream-stream
    outer and left joins as 3.8+ also get scenarios around the emission pass's ``minTime``
-   (``generate_min_time_cases``, ids ``fuzz-mt-...``).
+   (``generate_min_time_cases``, ids ``fuzz-mt-...``), and stream-table joins over versioned tables as
+   3.5+ scenarios whose out-of-order put fills a gap in a key's versions (``generate_versioned_gap_cases``,
+   ids ``fuzz-vg-...``).
 2. One ``HarnessRun`` checks them all: one candidate call per join kind, the oracle for what Kafka emits,
    the checker for the verdict, declared differences honoured (a declared difference is not a failure).
    Unless ``store_shape_batches`` is off, the scenarios of the join kinds that read versioned tables are
@@ -31,7 +33,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kjoin.conformance.catalogue import Case
-from kjoin.conformance.differential.generate import Generated, generate_cases, generate_min_time_cases
+from kjoin.conformance.differential.generate import (
+    Generated,
+    generate_cases,
+    generate_min_time_cases,
+    generate_versioned_gap_cases,
+)
 from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile
 from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, local_minimum, shrink
 from kjoin.conformance.documents.outcomes import CaseOutcome
@@ -184,8 +191,10 @@ def generated_batches(
     """The scenarios to fuzz: for each (version, count) of ``plan``, ``count`` scenarios of each claimed
     join kind (narrowed by ``joins``), as many self-joins when the claim covers them (``Claim.self_joins``;
     spec SJ-1), and, for stream-stream outer and left joins as 3.8+, up to the profile's
-    ``min_time_examples`` scenarios around the emission pass's ``minTime`` (``generate_min_time_cases``;
-    drawn apart, so the others are the same with or without them)."""
+    ``min_time_examples`` scenarios around the emission pass's ``minTime`` (``generate_min_time_cases``),
+    and, for stream-table joins over versioned tables as 3.5+, up to ``versioned_gap_examples`` scenarios
+    looking into a gap an out-of-order put fills (``generate_versioned_gap_cases``); both drawn apart, so
+    the others are the same with or without them."""
     wanted = [join for join in JOIN_KINDS if join in claim.joins and (joins is None or join in joins)]
     kinds = [(join, False) for join in wanted]
     if claim.self_joins and "stream-stream" in wanted:
@@ -212,6 +221,13 @@ def generated_batches(
             )
             if found.cases:
                 batches.append(found)
+        if "stream-table" in wanted and profile.versioned_gap_examples:
+            count = min(profile.versioned_gap_examples, share)
+            gaps = generate_versioned_gap_cases(
+                version, profile=profile, seed=seed, claim=claim, examples=count, intended=intended
+            )
+            if gaps.cases:
+                batches.append(gaps)
     return tuple(batches)
 
 

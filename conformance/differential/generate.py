@@ -41,6 +41,7 @@ from kjoin.strategies import (
     as_self_joins,
     join_scenarios,
     min_time_boundary_scenarios,
+    versioned_gap_scenarios,
     with_production_settings,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "draw_examples",
     "generate_cases",
     "generate_min_time_cases",
+    "generate_versioned_gap_cases",
     "offered_variants",
     "strategy_label",
 ]
@@ -243,6 +245,50 @@ def generate_min_time_cases(
     drawn = draw_examples(strategy, count, seed)
     return Generated(
         "stream-stream", label, seed, _as_cases(drawn, MIN_TIME_ID, seed, kafka, intended), len(drawn), kafka
+    )
+
+
+VERSIONED_GAP_ID = "vg"
+"""The id part of ``generate_versioned_gap_cases``' scenarios: ``fuzz-vg-<seed>-<n>``."""
+
+
+@lru_cache(maxsize=64)
+def generate_versioned_gap_cases(
+    kafka: str,
+    *,
+    profile: FuzzProfile,
+    seed: int,
+    claim: Claim,
+    examples: int | None = None,
+    intended: bool = False,
+) -> Generated:
+    """``examples`` (default: the profile's ``versioned_gap_examples``) stream-table joins of
+    ``strategies.versioned_gap_scenarios`` that ``claim`` covers, run as Kafka ``kafka``: a versioned
+    table's key deleted and set again, an out-of-order put exactly at the delete's timestamp, and stream
+    records looking into the gap it fills (spec VS-6, VS-9). None before 3.5 (no versioned stores) or for
+    a claim without stream-table joins over versioned tables, or without inner and left joins.
+
+    Drawn apart from ``generate_cases`` (ids ``fuzz-vg-<seed>-<n>``), so adding them changes none of the
+    scenarios it draws for any profile or seed."""
+    problem = version_problem(kafka)
+    if problem is not None:
+        raise ValueError(f"kafka: {kafka!r} {problem}")
+    behaviour = behaviour_for(kafka, intended=intended)
+    variants = tuple(v for v in ("inner", "left") if v in claim.variants)
+    label = f"kjoin.strategies.versioned_gap_scenarios(variants={list(variants)!r})"
+    if "stream-table" not in claim.joins or not claim.versioned or not variants:
+        return Generated("stream-table", label, seed, (), 0, kafka)
+    if not behaviour.has_versioned_stores:
+        return Generated("stream-table", label, seed, (), 0, kafka)
+    count = profile.versioned_gap_examples if examples is None else examples
+    drawn = draw_examples(versioned_gap_scenarios(variants=variants), count, seed)
+    return Generated(
+        "stream-table",
+        label,
+        seed,
+        _as_cases(drawn, VERSIONED_GAP_ID, seed, kafka, intended),
+        len(drawn),
+        kafka,
     )
 
 

@@ -57,6 +57,10 @@ class FuzzProfile:
     """Scenarios of ``strategies.min_time_boundary_scenarios`` per fuzzed 3.8+ version, at most (besides
     ``examples``; a version fuzzed with fewer ``examples`` gets as many): stream-stream outer and left joins
     around the ``minTime`` of 3.8+'s emission pass (``generate.generate_min_time_cases``)."""
+    versioned_gap_examples: int = 0
+    """Scenarios of ``strategies.versioned_gap_scenarios`` per fuzzed 3.5+ version, at most (besides
+    ``examples``; a version fuzzed with fewer ``examples`` gets as many): stream-table joins looking into a
+    versioned table's gap filled by an out-of-order put (``generate.generate_versioned_gap_cases``)."""
 
 
 PROFILES: dict[str, FuzzProfile] = {
@@ -71,6 +75,7 @@ PROFILES: dict[str, FuzzProfile] = {
         property_examples=30,
         seed=20240601,
         min_time_examples=24,
+        versioned_gap_examples=12,
     ),
     "deep": FuzzProfile(
         name="deep",
@@ -83,6 +88,7 @@ PROFILES: dict[str, FuzzProfile] = {
         property_examples=1000,
         seed=20240601,
         min_time_examples=300,
+        versioned_gap_examples=150,
     ),
 }
 """The bundled profiles by name."""

@@ -3,8 +3,9 @@ shrinks it to at most six input records, and the saved regression file reproduce
 the same from the command line.
 
 Each bug costs a few Spark jobs: one candidate call per claimed join kind to find failures, one per shrink
-round, one to replay the saved file. The profile and seed are printed in the report header
-(``--kjoin-profile``, ``--kjoin-seed``).
+round, one to replay the saved file (about 15 CPU-s a bug), so the fuzzing of each planted bug is a system
+test; the default tier keeps ``kjoin fuzz`` finding, shrinking and saving one (one join kind). The profile
+and seed are printed in the report header (``--kjoin-profile``, ``--kjoin-seed``).
 """
 
 from __future__ import annotations
@@ -24,14 +25,11 @@ from kjoin.conformance.differential.regressions import read_regressions, write_r
 from kjoin.conformance.documents.outcomes import kafka_outputs
 from kjoin.conformance.harness.outcomes import HarnessRun
 from support.planted_bugs import PLANTED
-from support.tiers import default_tier_keeps
+from support.tiers import spark_group
 
-pytestmark = pytest.mark.xdist_group("spark-fuzz")  # planted-bug fuzzing, beside the other Spark groups
+pytestmark = spark_group("spark-fuzz")  # planted-bug fuzzing, beside the other Spark groups
 
 MAX_RECORDS = 6
-DEFAULT_TIER_BUGS = {"window-off-by-one", "tombstone-dropped"}
-"""The planted bugs fuzzed in the default tier (a window bug and a dropped tombstone); the system tier fuzzes
-the others (tests/support/tiers.py)."""
 
 
 class _Reports:
@@ -54,7 +52,8 @@ def reports(spark: SparkSession, fuzz_profile: FuzzProfile, fuzz_seed: int) -> _
     return _Reports(spark, fuzz_profile, fuzz_seed)
 
 
-@pytest.mark.parametrize("bug", default_tier_keeps(sorted(PLANTED), keep=DEFAULT_TIER_BUGS))
+@pytest.mark.system
+@pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_fuzz_finds_planted_bug_and_shrinks_it_to_at_most_six_records(bug: str, reports: _Reports) -> None:
     report = reports[bug]
     assert report.failures, f"{bug}: no failing scenario among {len(report.outcomes)} (seed {report.seed})"
@@ -66,7 +65,8 @@ def test_fuzz_finds_planted_bug_and_shrinks_it_to_at_most_six_records(bug: str, 
     assert report.candidate_calls <= joins * (2 + report.profile.shrink_rounds)
 
 
-@pytest.mark.parametrize("bug", default_tier_keeps(sorted(PLANTED), keep=DEFAULT_TIER_BUGS))
+@pytest.mark.system
+@pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_saved_regression_reproduces_planted_bug(
     bug: str, reports: _Reports, spark: SparkSession, tmp_path: Path
 ) -> None:

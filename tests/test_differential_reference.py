@@ -2,8 +2,9 @@
 self-joins included).
 
 Under the CI profile: ``kjoin fuzz``'s default, the profile's scenarios per join kind as the newest claimed
-version and a share as every other claimed version, one candidate call per join kind (system tier); and the
-newest claimed version alone, a tenth of the scenarios (default tier). Under the deep
+version and a share as every other claimed version, one candidate call per join kind; and the newest
+claimed version alone, a tenth of the scenarios (both in the system tier: the default tier's spark-reference
+check is its golden traces, tests/test_spark_reference.py). Under the deep
 profile: the full count as every Kafka version the candidate claims, one run each. A failure is shrunk and
 shown in full (first divergence and trace), so the message is the smallest scenario to debug.
 """
@@ -22,23 +23,24 @@ from kjoin.conformance.differential.profiles import FuzzProfile, active_profile
 from kjoin.conformance.protocol import load_candidate
 from kjoin.oracle.behaviour import behaviour_for
 from kjoin.oracle.records import JOIN_KINDS, VARIANTS
+from support.tiers import spark_group
 
-pytestmark = pytest.mark.xdist_group("spark")  # the spark-reference group: golden traces, catalogue, fuzzing
+pytestmark = spark_group("spark")  # the spark-reference group: golden traces, catalogue, fuzzing
 
 REFERENCE = load_candidate("spark-reference")
 NEWEST = REFERENCE.claim.kafka[-1]
 VERSIONS: list[object] = (
-    [pytest.param(None, marks=pytest.mark.system), NEWEST]
+    [pytest.param(None, marks=pytest.mark.system), pytest.param(NEWEST, marks=pytest.mark.system)]
     if active_profile().name == "ci"
     else list(REFERENCE.claim.kafka)
 )
-"""CI profile: every claimed era at once (``kjoin fuzz``'s default) in the system tier, the newest claimed
-version alone in the default tier (the older eras' semantics are checked there by the catalogue slice and
-the golden traces); deep profile: each claimed version at full size."""
+"""CI profile: every claimed era at once (``kjoin fuzz``'s default) and the newest claimed version alone,
+both in the system tier (issue 24's CPU budget: the newest version's run, at a tenth, cost 86 CPU-s in the
+default tier); deep profile: each claimed version at full size."""
 DEFAULT_TIER_SHARE = 10
-"""The default tier's newest-version run draws a tenth of the profile's scenarios per join kind (issue 24's
-CPU budget: a third, 50 per join kind, cost 78 CPU-s); the system tier's every-claimed-era run draws the full
-count for the newest version."""
+"""The newest-version run draws a tenth of the profile's scenarios per join kind (it was the default tier's
+run: a third, 50 per join kind, cost 78 CPU-s); the every-claimed-era run draws the full count for the newest
+version."""
 
 
 @pytest.mark.parametrize("kafka", VERSIONS, ids=lambda version: version or "every-claimed-era")

@@ -4,6 +4,9 @@ Every fault is confined to what it breaks: a call that fails as a whole is bisec
 that cause it (the rest keep their real verdicts), a hanging call is cancelled by the timeout, a stopped
 SparkSession is replaced, and what the candidate prints is captured per call. The small scenario file has
 four stream-stream cases and two stream-table cases; the faults break the stream-stream call.
+
+The default tier checks one fault of each shape (a call that raises, a bad row in one scenario, what a
+candidate prints); the other kinds, the timeout and the stopped session are system tests (support.tiers).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import start_session
 from support.faulty_candidates import FAULTS, POISONED
 from support.harness_scenarios import write_scenarios
+from support.tiers import default_tier_keeps, spark_group
 
-pytestmark = pytest.mark.xdist_group("spark-faults")  # with test_faults_run (one SparkSession)
+pytestmark = spark_group("spark-faults")  # with test_faults_run (one SparkSession)
 
 
 @pytest.fixture(scope="module")
@@ -63,11 +67,16 @@ STREAM_TABLE = {"small-st-inner", "small-st-left"}
     ("fault", "message"),
     [
         ("raises", "ValueError: this candidate is broken on purpose"),
-        ("exits", "the candidate called sys.exit(0)"),
-        ("interrupts", "KeyboardInterrupt"),
-        ("not-a-frame", "run() must return a pyspark DataFrame, got list"),
-        ("wrong-type", "output column 'ts' has type string, expected long"),
-        ("stray-rows", "scenario_id(s) the harness did not send: no-such-scenario"),
+        *(
+            pytest.param(fault, message, marks=pytest.mark.system)
+            for fault, message in [
+                ("exits", "the candidate called sys.exit(0)"),
+                ("interrupts", "KeyboardInterrupt"),
+                ("not-a-frame", "run() must return a pyspark DataFrame, got list"),
+                ("wrong-type", "output column 'ts' has type string, expected long"),
+                ("stray-rows", "scenario_id(s) the harness did not send: no-such-scenario"),
+            ]
+        ),
     ],
 )
 def test_a_call_that_fails_as_a_whole_fails_only_its_join_kind(
@@ -83,7 +92,9 @@ def test_a_call_that_fails_as_a_whole_fails_only_its_join_kind(
     assert any(call.status == "error" and message in call.message for call in run.batches)
 
 
-@pytest.mark.parametrize("fault", ["udf-fails-for-one", "kills-worker", "bad-idx"])
+@pytest.mark.parametrize(
+    "fault", default_tier_keeps(["udf-fails-for-one", "kills-worker", "bad-idx"], keep={"bad-idx"})
+)
 def test_a_fault_in_one_scenario_is_isolated_to_that_scenario(
     fault: str, spark: SparkSession, cases: tuple[Case, ...]
 ) -> None:
@@ -105,6 +116,7 @@ HANG_TIMEOUT_S = 60
 """The calls' timeout in the hanging-candidate test."""
 
 
+@pytest.mark.system  # a minute's wait for the timeout
 def test_a_call_that_never_returns_is_cancelled_by_the_timeout(
     spark: SparkSession, cases: tuple[Case, ...]
 ) -> None:

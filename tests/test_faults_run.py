@@ -22,9 +22,9 @@ import pytest
 from kjoin.conformance.cli import main
 from kjoin.conformance.documents.results import load_results
 from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
-from support.tiers import HEAVY
+from support.tiers import HEAVY, spark_group
 
-pytestmark = pytest.mark.xdist_group("spark-faults")  # with test_faults_candidates (one SparkSession)
+pytestmark = spark_group("spark-faults")  # with test_faults_candidates (one SparkSession)
 
 KJOIN = [sys.executable, "-m", "kjoin.conformance"]
 

@@ -22,8 +22,9 @@ from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import start_session
 from support.faulty_candidates import worker_timeout
 from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
+from support.tiers import spark_group
 
-pytestmark = pytest.mark.xdist_group("spark-faults")  # with test_faults_run (one SparkSession)
+pytestmark = spark_group("spark-faults")  # with test_faults_run (one SparkSession)
 
 STREAM_STREAM_CASES = sum(1 for scenario in SMALL_SCENARIOS if scenario["join"] == "stream-stream")
 

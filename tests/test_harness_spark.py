@@ -28,9 +28,10 @@ from kjoin.conformance.protocol import Candidate
 from support import fixture_candidates
 from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
 from support.results_schema import schema_errors
+from support.tiers import spark_group
 
 pytest_plugins = ["pytester"]
-pytestmark = pytest.mark.xdist_group("spark-harness")  # with test_reports_run: the harness and its reports
+pytestmark = spark_group("spark-harness")  # with test_reports_run: the harness and its reports
 
 
 @pytest.fixture(scope="module")

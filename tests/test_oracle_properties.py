@@ -24,10 +24,12 @@ from kjoin.conformance.differential.profiles import active_profile, active_seed
 from kjoin.oracle import ERAS, Behaviour, JoinSpec, Output, Record, Window, behaviour_for, run, run_traced
 from kjoin.oracle.records import JoinKind, Variant
 from kjoin.strategies import join_scenarios
-from support.tiers import tier_property_settings
+from support.tiers import smoke_ends, tier_property_settings
 from support.vacuity import exercised, witness
 
-pytestmark = pytest.mark.scaled  # the default tier runs each property with fewer examples (support.tiers)
+# Both tiers (support.tiers): the default tier runs each property for the oldest and the newest era it is
+# about (smoke_ends) with fewer examples; the system tier every era at the profile's size.
+pytestmark = pytest.mark.scaled
 
 PROFILE = active_profile()
 SEED = active_seed(PROFILE)
@@ -95,7 +97,7 @@ def _sided(outputs: Iterable[Output], history: Sequence[Record]) -> None:
 # --- inclusion between variants -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", _eras("left_join_is_symmetric"))
+@pytest.mark.parametrize("version", smoke_ends(_eras("left_join_is_symmetric")))
 @exercised(joined=0.3)
 @_property
 @given(data=st.data())
@@ -115,7 +117,9 @@ def test_stream_stream_joined_pairs_are_the_same_in_every_variant_from_kip77(
     assert _joined(_outputs(spec, history, behaviour, "outer")) == inner
 
 
-@pytest.mark.parametrize("version", [v for v in ERA_VERSIONS if not behaviour_for(v).left_join_is_symmetric])
+@pytest.mark.parametrize(
+    "version", smoke_ends([v for v in ERA_VERSIONS if not behaviour_for(v).left_join_is_symmetric])
+)
 @exercised(joined=0.3)
 @_property
 @given(data=st.data())
@@ -140,7 +144,7 @@ def _eager(spec: JoinSpec, behaviour: Behaviour) -> bool:
     return window.grace is None or window.legacy or not behaviour.has_spurious_free_outer_joins
 
 
-@pytest.mark.parametrize("version", ERA_VERSIONS)
+@pytest.mark.parametrize("version", smoke_ends(ERA_VERSIONS))
 @exercised(unjoined=0.3)
 @_property
 @given(data=st.data())
@@ -179,7 +183,7 @@ def _spurious_free(window: Window | None, behaviour: Behaviour, data: st.DataObj
     return replace(window, after=after, grace=grace, legacy=False)
 
 
-@pytest.mark.parametrize("version", _eras("has_spurious_free_outer_joins"))
+@pytest.mark.parametrize("version", smoke_ends(_eras("has_spurious_free_outer_joins")))
 @exercised(unjoined=0.3)
 @_property
 @given(data=st.data())
@@ -203,7 +207,7 @@ def test_stream_stream_spurious_free_left_results_are_outer_results_once_flushed
     assert _included(_contents(left_outputs), _contents(_outputs(spec, flushed, behaviour, "outer")))
 
 
-@pytest.mark.parametrize("version", _eras("has_spurious_free_outer_joins"))
+@pytest.mark.parametrize("version", smoke_ends(_eras("has_spurious_free_outer_joins")))
 @exercised(joined=0.3)
 @_property
 @given(data=st.data())
@@ -230,7 +234,7 @@ def test_stream_stream_spurious_free_results_are_eager_results(version: str, dat
         assert _included(_contents(free_outputs), _contents(eager_outputs))
 
 
-@pytest.mark.parametrize("version", _eras("has_stream_table_inner_join"))
+@pytest.mark.parametrize("version", smoke_ends(_eras("has_stream_table_inner_join")))
 @exercised(found=0.3)
 @_property
 @given(data=st.data())
@@ -249,7 +253,7 @@ def test_stream_table_inner_results_are_the_left_results_with_a_table_value(
     assert _outputs(spec, history, behaviour, "inner") == found
 
 
-@pytest.mark.parametrize("version", ERA_VERSIONS)
+@pytest.mark.parametrize("version", smoke_ends(ERA_VERSIONS))
 @exercised(joined=0.3)
 @_property
 @given(data=st.data())
@@ -269,7 +273,7 @@ def test_table_table_variants_agree_on_the_rows_they_share(version: str, data: s
     assert with_left == [o for o in outer if o.value is not None and o.value[0] is not None]
 
 
-@pytest.mark.parametrize("version", _eras("has_foreign_key_join"))
+@pytest.mark.parametrize("version", smoke_ends(_eras("has_foreign_key_join")))
 @exercised(joined=0.3)
 @_property
 @given(data=st.data())
@@ -293,7 +297,7 @@ def test_fk_inner_joined_pairs_are_left_joined_pairs(version: str, data: st.Data
 # --- output timestamps ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", ERA_VERSIONS)
+@pytest.mark.parametrize("version", smoke_ends(ERA_VERSIONS))
 @exercised(joined=0.3)
 @_property
 @given(data=st.data())
@@ -330,7 +334,7 @@ def test_stream_stream_output_ts_follows_the_records_it_joins(version: str, data
                 assert output.ts == trigger.ts
 
 
-@pytest.mark.parametrize("version", ERA_VERSIONS)
+@pytest.mark.parametrize("version", smoke_ends(ERA_VERSIONS))
 @exercised(outputs=0.3)
 @_property
 @given(data=st.data())
@@ -352,7 +356,7 @@ def test_stream_table_output_ts_is_the_stream_records_ts(version: str, data: st.
             assert history[output.cause] is stream
 
 
-@pytest.mark.parametrize("version", ERA_VERSIONS)
+@pytest.mark.parametrize("version", smoke_ends(ERA_VERSIONS))
 @exercised(joined=0.3)
 @_property
 @given(data=st.data())
@@ -379,7 +383,7 @@ def test_table_table_output_ts_never_below_the_trigger(version: str, data: st.Da
                 assert trigger in (left, right) and output.ts == max(left.ts, right.ts)
 
 
-@pytest.mark.parametrize("version", _eras("has_foreign_key_join"))
+@pytest.mark.parametrize("version", smoke_ends(_eras("has_foreign_key_join")))
 @exercised(joined=0.3)
 @_property
 @given(data=st.data())
@@ -423,7 +427,7 @@ def test_oracle_is_deterministic_for_every_join_kind(join: JoinKind, data: st.Da
 
 
 @pytest.mark.parametrize("join", ["stream-table", "table-table"])
-@pytest.mark.parametrize("version", ["0.10.2", "2.3", "3.9"])
+@pytest.mark.parametrize("version", smoke_ends(["0.10.2", "2.3", "3.9"]))
 @exercised(keys=0.3)
 @_property
 @given(data=st.data())

@@ -14,9 +14,10 @@ from kjoin.reports.scenario_page import scenario_file
 from support.harness_scenarios import write_scenarios
 from support.html_pages import td
 from support.results_schema import schema_errors
+from support.tiers import spark_group
 
 pytest_plugins = ["pytester"]
-pytestmark = pytest.mark.xdist_group("spark-harness")  # with test_harness_spark: the harness and its reports
+pytestmark = spark_group("spark-harness")  # with test_harness_spark: the harness and its reports
 
 WRONG = "support.fixture_candidates:window_off_by_one"
 

@@ -4,6 +4,9 @@ Every golden trace of Kafka 3.9 and 3.0 (random scenarios and the documentation 
 goes through ``candidate.run`` on a real local SparkSession, one call per join kind (as the harness calls it),
 and the outputs must equal the captured ones: keys, values, tombstones, timestamps, and the exact emission
 order given by sorting on ``(idx, seq)``.
+
+The default tier's real-Spark check of spark-reference is the stream-stream traces (and the registration);
+the other join kinds' traces and the focused runs are system tests (``support.tiers``).
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ from kjoin.conformance.catalogue.portable import case_from_json
 from kjoin.conformance.protocol import INPUT_SCHEMA, SPEC_SCHEMA, Candidate, load_candidate
 from kjoin.oracle.behaviour import ERAS, era_of
 from kjoin.scenarios import CATALOGUE_ROOT
+from support.tiers import default_tier_keeps, spark_group
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-pytestmark = pytest.mark.xdist_group("spark")  # the spark-reference group: golden traces, catalogue, fuzzing
+pytestmark = spark_group("spark")  # the spark-reference group: golden traces, catalogue, fuzzing
 
 GOLDEN = CATALOGUE_ROOT / "golden"
 VERSIONS = ("3.9", "3.0")
@@ -112,7 +116,7 @@ def _emitted_with_index(
     return {sid: [(idx, out) for idx, _, out in sorted(rows)] for sid, rows in emitted.items()}
 
 
-@pytest.mark.parametrize("join", JOIN_KINDS)
+@pytest.mark.parametrize("join", default_tier_keeps(JOIN_KINDS, keep={"stream-stream"}))
 def test_spark_reference_reproduces_golden_traces_of_3_9_and_3_0(spark: SparkSession, join: str) -> None:
     traces = [trace for trace in TRACES if trace["join"] == join]
     assert traces, f"no golden {join} traces for {VERSIONS}"
@@ -123,6 +127,7 @@ def test_spark_reference_reproduces_golden_traces_of_3_9_and_3_0(spark: SparkSes
     )
 
 
+@pytest.mark.system
 def test_spark_reference_numbers_outputs_densely_within_each_input_index(spark: SparkSession) -> None:
     traces = [t for t in TRACES if t["join"] == "stream-stream" and t["kafka"] == "3.9"][:40]
     inputs, specs = _protocol_rows(traces)
@@ -152,6 +157,7 @@ def _records(*rows: tuple[str, str, str, int]) -> list[dict[str, Any]]:
     return [{"side": side, "key": key, "value": value, "ts": ts} for side, key, value, ts in rows]
 
 
+@pytest.mark.system
 def test_spark_reference_emits_held_left_results_one_trigger_later_with_stale_min_time_on_3_8(
     spark: SparkSession,
 ) -> None:
@@ -184,6 +190,7 @@ def test_spark_reference_emits_held_left_results_one_trigger_later_with_stale_mi
     assert got["stale-min-time-3.7@3.7"] == [(3, a), (4, b), (5, c)]
 
 
+@pytest.mark.system
 def test_spark_reference_joins_buffered_stream_records_when_grace_has_passed(spark: SparkSession) -> None:
     # spec ST-8 (KIP-923, 3.6+): X0@0 is buffered until the buffer time reaches 0 + 2 (at X2@2) and
     # is then looked up in the versioned table as of its own ts, seeing the update Y2@0 made meanwhile

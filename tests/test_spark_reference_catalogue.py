@@ -5,9 +5,12 @@ SparkSession, one candidate call per join kind, every claimed case of every scen
 cases, golden traces, Kafka's own tests, regressions) compared at the exact level. A failure prints the
 first failing cases with their first divergence, why Kafka emits what it emits, and the input trace.
 
-The whole catalogue runs in the system tier (``--tier system``, run by CI and ``nox -s system``); the default
-tier runs the same test on a representative slice (``support.catalogue_slice``: every hand-written case and
-every 16th golden-trace scenario), which keeps every join kind, era and store in one call per join kind.
+Every test here is in the system tier (``--tier system``, run by CI and ``nox -s system``): the whole
+catalogue, the same test on a representative slice (``support.catalogue_slice``: every hand-written case and
+every 16th golden-trace scenario, which keeps every join kind, era and store in one call per join kind), and
+the batches with one versioned side. The default tier's spark-reference check is its golden traces
+(tests/test_spark_reference.py); the oracle's own check of every stated case is
+tests/test_catalogue_expectations.py and ``pytest conformance``.
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import load_candidate
 from kjoin.scenarios import CATALOGUE_ROOT
 from support.catalogue_slice import bundled_catalogue, catalogue_slice
+from support.tiers import spark_group
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-pytestmark = pytest.mark.xdist_group("spark")  # the spark-reference group: golden traces, catalogue, fuzzing
+# the system tier (tests/conftest.py), in the spark-reference group: golden traces, catalogue, fuzzing
+pytestmark = [pytest.mark.system, spark_group("spark")]
 
 
 def _agrees(spark: SparkSession, cases: tuple[Case, ...]) -> Counter[str]:
@@ -45,7 +50,6 @@ def _agrees(spark: SparkSession, cases: tuple[Case, ...]) -> Counter[str]:
     return counts
 
 
-@pytest.mark.system
 def test_spark_reference_agrees_with_the_oracle_on_the_whole_catalogue(spark: SparkSession) -> None:
     loaded = load_cases()
     assert loaded.errors == ()

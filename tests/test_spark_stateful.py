@@ -4,6 +4,8 @@ tests; ``nox -s stateful`` runs it over the whole catalogue, golden traces of re
 included (7,713 claimed cases, 1 min 53 s), and fuzzes it.
 
 It runs in its own xdist group: a streaming query per join kind, eight processing steps per micro-batch.
+The default tier's quick check is the harness's six small scenarios (two streaming queries); the runs over
+the specification, the checkpoint restart and the one-step-per-micro-batch run are system tests.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.text import render_outcome
 from kjoin.conformance.protocol import SPEC_SCHEMA, load_candidate
 from kjoin.scenarios import CATALOGUE_ROOT
+from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
+from support.tiers import spark_group
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-# the system tier (tests/conftest.py)
-pytestmark = [pytest.mark.system, pytest.mark.xdist_group("spark-stateful")]
+pytestmark = spark_group("spark-stateful")
 
 SPECIFICATION = [
     "stream_stream",
@@ -40,6 +43,26 @@ SPECIFICATION = [
 cases, run under ``nox -s stateful``: the README's test command stays short)."""
 
 
+def test_spark_stateful_agrees_with_the_oracle_on_the_small_harness_scenarios(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """The default tier's real-Spark check of spark-stateful: the harness's small scenarios (stream-stream
+    inner, a legacy and a spurious-free left join; stream-table inner and left, with a tombstone), one
+    streaming query per join kind, every case exact."""
+    loaded = load_cases([write_scenarios(tmp_path / "small.jsonl")])
+    assert loaded.errors == ()
+    harness = HarnessRun(load_candidate("spark-stateful"), lambda: spark)
+    outcomes = harness.outcomes(loaded.cases)
+    failing = [outcome for outcome in outcomes if outcome.failing]
+    assert not failing, "\n\n".join(render_outcome(outcome) for outcome in failing)
+    assert {o.case.scenario for o in outcomes if o.status == "pass" and o.mode == "exact"} == {
+        scenario["id"] for scenario in SMALL_SCENARIOS
+    }
+    assert [call.join for call in harness.batches] == ["stream-stream", "stream-table"]
+    assert all(call.status == "ok" for call in harness.batches)
+
+
+@pytest.mark.system  # the specification's files: a minute or two
 def test_spark_stateful_agrees_with_the_oracle_on_every_claimed_case(spark: SparkSession) -> None:
     loaded = load_cases([CATALOGUE_ROOT / folder for folder in SPECIFICATION])
     assert loaded.errors == ()
@@ -68,6 +91,7 @@ def test_spark_stateful_agrees_with_the_oracle_on_every_claimed_case(spark: Spar
     assert all(call.status == "ok" for call in harness.batches)
 
 
+@pytest.mark.system
 def test_a_query_restarted_from_its_checkpoint_carries_on_with_the_state_spark_kept(
     spark: SparkSession, tmp_path: Path
 ) -> None:
@@ -99,6 +123,7 @@ def test_a_query_restarted_from_its_checkpoint_carries_on_with_the_state_spark_k
     assert sorted(first + resumed, key=_order) == uninterrupted
 
 
+@pytest.mark.system
 def test_global_table_joins_and_self_joins_agree_one_step_per_micro_batch(spark: SparkSession) -> None:
     """The stream-globaltable and self-join scenarios, each record its own micro-batch: every table update,
     replicated to each task of the scenario, and every store change crosses a micro-batch boundary through
@@ -118,6 +143,7 @@ def test_global_table_joins_and_self_joins_agree_one_step_per_micro_batch(spark:
     assert all(outcome.mode == "exact" for outcome in outcomes if outcome.status == "pass")
 
 
+@pytest.mark.system
 def test_a_global_table_scenario_spreads_its_stream_and_replicates_its_table_to_every_task() -> None:
     """The stream records of a stream-globaltable scenario go to one task each, by key; each global-table
     record goes to every task (docs/stateful.md); other joins keep one task per scenario."""

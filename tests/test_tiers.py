@@ -35,8 +35,10 @@ def _collected(*args: str) -> set[str]:
 
 SYSTEM_FILES = {
     "tests/test_catalogue_expectations.py",
+    "tests/test_check_stated_tool.py",
     "tests/test_commit_points_kafka.py",
     "tests/test_commit_points_spark.py",
+    "tests/test_consistency_properties.py",
     "tests/test_differential_planted_bugs.py",
     "tests/test_differential_reference.py",
     "tests/test_end_to_end_kafka.py",
@@ -44,6 +46,7 @@ SYSTEM_FILES = {
     "tests/test_faults_kafka.py",
     "tests/test_faults_probes.py",
     "tests/test_faults_run.py",
+    "tests/test_flag_reach.py",
     "tests/test_harness_spark.py",
     "tests/test_kafka_application.py",
     "tests/test_kafka_driver.py",
@@ -51,8 +54,10 @@ SYSTEM_FILES = {
     "tests/test_kafka_settings.py",
     "tests/test_mutation_tool.py",
     "tests/test_native_tables_spark.py",
+    "tests/test_oracle_properties.py",
     "tests/test_scale.py",
     "tests/test_scale_cluster.py",
+    "tests/test_spark_reference.py",
     "tests/test_spark_reference_catalogue.py",
     "tests/test_spark_stateful.py",
     "tests/test_stateful_record_caches.py",
@@ -61,8 +66,10 @@ SYSTEM_FILES = {
     "tests/test_tiers.py",
 }
 """Every file with tests of the system tier (the ``system`` mark). Issue 24's CPU budget moved the Kafka
-driver's tests but one, the planted bugs but two, the runs that start a JVM of their own (``kjoin run``
-under signals, the mutation tool, a second session) and this file's whole-suite collections there."""
+driver's tests but one, the planted-bug fuzzing, the runs that start a JVM of their own (``kjoin run``
+under signals, the mutation tool, a second session), this file's whole-suite collections, and then (the
+smoke tier) all but one small real-Spark check per candidate, most golden-trace cases of the oracle's
+catalogue check, and the property tests' middle eras there."""
 
 WHOLE_SUITE = pytest.mark.system  # a child pytest collecting every test: the catalogue loaded, 10,000 items
 

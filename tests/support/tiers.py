@@ -38,6 +38,8 @@ __all__ = [
     "parametrize_by_tier",
     "property_examples",
     "runs_in",
+    "smoke_ends",
+    "spark_group",
     "system_module",
     "tier_property_settings",
 ]
@@ -71,6 +73,14 @@ def configure(tier: str | None) -> None:
 def full_size() -> bool:
     """Whether the ``scaled`` tests run at full size in this run (``--tier system`` or ``all``)."""
     return _tier in ("system", "all")
+
+
+def spark_group(name: str) -> pytest.MarkDecorator:
+    """The ``xdist_group`` mark of a Spark test module: its own group ``name`` under ``--tier system`` or
+    ``all`` (the long runs spread over both workers, each worker with one SparkSession), and one group
+    ``spark`` for every Spark test of the default tier, so that one worker starts the run's only
+    SparkSession (a JVM's start costs about 28 CPU-s) while the other runs the tests without Spark."""
+    return pytest.mark.xdist_group(name if full_size() else "spark")
 
 
 def property_examples(profile: FuzzProfile) -> int:
@@ -150,6 +160,13 @@ def default_tier_keeps(values: Iterable[T], keep: Container[T]) -> list[Any]:
     claim on a few values within issue 24's CPU budget, CI's system tier on all of them (docs/testing.md,
     "Test tiers")."""
     return [value if value in keep else pytest.param(value, marks=pytest.mark.system) for value in values]
+
+
+def smoke_ends(values: Sequence[T]) -> list[Any]:
+    """Parameters (eras, releases) of which the first and the last run in the default tier and those between
+    in the system tier only (``default_tier_keeps``): the oldest and the newest era a property is about, as
+    a smoke test of each property; CI's system tier runs every era."""
+    return default_tier_keeps(values, keep={values[0], values[-1]})
 
 
 def parametrize_by_tier(

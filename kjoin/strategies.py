@@ -55,6 +55,7 @@ __all__ = [
     "join_windows",
     "keys",
     "min_time_boundary_scenarios",
+    "pass_stop_boundary_scenarios",
     "records",
     "store_expiry_scenarios",
     "timestamps",
@@ -643,6 +644,99 @@ def min_time_boundary_scenarios(
         return spec, _fold("stream-stream", steps, absolute=True)
 
     return _scenario()
+
+
+def pass_stop_boundary_scenarios(
+    *,
+    variants: Sequence[Variant] = ("outer", "left"),
+    stores: Sequence[StoreKind] = STORE_KINDS,
+    min_per_side: int = 1,
+    max_per_side: int = 3,
+) -> st.SearchStrategy[tuple[JoinSpec, tuple[Record, ...]]]:
+    """Stream-stream outer and left joins shaped for the stop of 3.1-3.7's emission pass (spec SS-18,
+    KAFKA-13721): the pass emits held records in store order until the first with ``ts + joinAfter + grace
+    >= streamTime`` (``joinAfter`` of the processor that runs it), so a record exactly on that bound stays
+    held and can still join.
+
+    1. *Held*: ``min_per_side`` to ``max_per_side`` records per side (a left join: the right ones never
+       held), interleaved, each under a key of its own, the first at 0 and the second 1 or 2 ms later, then
+       steps of 1, 2 or 0 ms. The window (``ofTimeDifferenceAndGrace``, ``before`` and ``after`` drawn apart
+       in ``[0, 3]``) has a grace at least as long as their time span, so no pass runs among them.
+    2. *Boundary*: a target held record at ``t > 0`` and a processor side whose pass runs at ``t +
+       joinAfter + grace`` (``minTime``, 0, ``< streamTime - lookBack - grace``); a record of that side
+       under a fresh key at that stream time (three times in five; else 1 ms before or after it).
+    3. *Match*: a record of the target's other side under its key at the window's far edge ``t + after``
+       (a left target) or ``t + before`` (a right one), three times in five; else 1 ms inside or outside.
+       Then one time in two a record late enough to close everything.
+
+    At the boundary, 3.1-3.7 keep the target held, and the match joins it; a pass that also emits at
+    equality forwards ``(v, null)`` first (the survivor ``stream_stream.py:239 >= -> >`` of
+    docs/mutation-report-stateful.md). Values are labelled as in ``join_histories``.
+
+    Shrinks towards an outer join with a zero-width window, ``min_per_side`` held records per side, the
+    first target, and both records exactly on their bounds.
+    """
+    _check_choices("variants", variants, ("outer", "left"))
+    if not variants:
+        raise InvalidArgument("variants=[] must offer outer or left")
+    _check_choices("stores", stores, STORE_KINDS)
+    _check_positive("min_per_side", min_per_side)
+    _check_interval("min_per_side", min_per_side, "max_per_side", max_per_side)
+    per_side = st.integers(min_value=min_per_side, max_value=max_per_side)
+    narrow = st.integers(min_value=0, max_value=3)
+    mostly_exact = st.sampled_from([0, 0, 0, -1, 1])
+    only_left: list[Side] = ["left"]
+    only_right: list[Side] = ["right"]
+
+    @st.composite
+    def _scenario(draw: st.DrawFn) -> tuple[JoinSpec, tuple[Record, ...]]:
+        variant = draw(st.sampled_from(list(variants)))
+        sides = only_left * draw(per_side) + only_right * draw(per_side)
+        held: list[_Step] = []
+        ts = 0
+        for number, side in enumerate(draw(st.permutations(sides))):
+            if number:
+                ts += draw(st.sampled_from([1, 2] if number == 1 else [1, 2, 0]))
+            held.append(_Step(side, f"k{number + 1}", False, "", ts))
+        window = Window(before=draw(narrow), after=draw(narrow), grace=ts + draw(st.integers(0, 3)))
+        spec = JoinSpec(
+            join="stream-stream", variant=variant, window=window, stores=draw(st.sampled_from(list(stores)))
+        )
+        in_store = held if variant == "outer" else [step for step in held if step.side == "left"]
+        targets = [
+            (step, processor)
+            for step in in_store
+            for processor in SIDES
+            if step.offset > 0 and _pass_runs_at_bound(step.offset, processor, window)
+        ]
+        fresh = iter(f"k{number}" for number in range(len(held) + 1, len(held) + 4))
+        steps = list(held)
+        if targets:  # none: a left join whose left records are all at 0 (a shape still worth running)
+            target, processor = draw(st.sampled_from(targets))
+            bound = target.offset + _join_after(processor, window) + (window.grace or 0)
+            steps.append(_Step(processor, next(fresh), False, "", max(0, bound + draw(mostly_exact))))
+            other: Side = "right" if target.side == "left" else "left"
+            far = window.after if target.side == "left" else window.before
+            match = max(0, target.offset + far + draw(mostly_exact))
+            steps.append(_Step(other, target.key, False, "", match))
+        if draw(st.booleans()):
+            late = max(step.offset for step in steps) + window.before + window.after + (window.grace or 0) + 1
+            steps.append(_Step(draw(st.sampled_from(SIDES)), next(fresh), False, "", late))
+        return spec, _fold("stream-stream", steps, absolute=True)
+
+    return _scenario()
+
+
+def _join_after(processor: Side, window: Window) -> int:
+    """``joinAfter`` of ``processor``'s join: ``after`` for the left processor, ``before`` for the right."""
+    return window.after if processor == "left" else window.before
+
+
+def _pass_runs_at_bound(ts: int, processor: Side, window: Window) -> bool:
+    """Whether a 3.1-3.7 pass of ``processor`` runs at stream time ``ts + joinAfter + grace`` with ``minTime``
+    0: ``0 < streamTime - lookBack - grace`` (``lookBack``: the other processor's ``joinAfter``)."""
+    other: Side = "right" if processor == "left" else "left"
+    return ts + _join_after(processor, window) - _join_after(other, window) > 0
 
 
 def _closes_after(ts: int, side: Side, window: Window) -> int:

@@ -102,9 +102,12 @@ def test_fuzz_adds_the_min_time_scenarios_and_changes_no_other() -> None:
     added = generated_batches(CLAIM, [("3.9", 12), ("3.7", 8)], profile, 5)
     new = [batch for batch in added if batch not in without]
     assert [batch for batch in added if batch in without] == list(without)
-    [min_time] = new  # 3.9 only: 3.7's held records close by the processor's bound
+    # 3.9: the minTime scenarios; 3.7 (held records close by the processor's bound): the pass-stop ones
+    # (tests/test_pass_stop_strategy.py)
+    [min_time, pass_stop] = new
     assert min_time.kafka == "3.9" and min_time.join == "stream-stream"
     assert len(min_time.cases) >= 10 and all(c.scenario.startswith("fuzz-mt-5-") for c in min_time.cases)
-    assert not generate_min_time_cases("3.7", profile=profile, seed=5, claim=CLAIM).cases
+    assert pass_stop.kafka == "3.7" and all(c.scenario.startswith("fuzz-ps-5-") for c in pass_stop.cases)
+    assert not generate_min_time_cases("3.0", profile=profile, seed=5, claim=CLAIM).cases
     inner_only = replace(CLAIM, variants=frozenset({"inner"}))
     assert not generate_min_time_cases("3.9", profile=profile, seed=5, claim=inner_only).cases

@@ -5,8 +5,9 @@
    stream-table grace and self-joins; ``generated_batches``) as the newest
    claimed version, and, unless one version is asked for, half as many again spread over the other
    claimed versions (at least ``MIN_PER_ERA`` each): every era a candidate claims is fuzzed. Stream-stream
-   outer and left joins as 3.8+ also get scenarios around the emission pass's ``minTime``
-   (``generate_min_time_cases``, ids ``fuzz-mt-...``), and stream-table joins over versioned tables as
+   outer and left joins as 3.1+ also get scenarios around where the emission pass stops
+   (``generate_min_time_cases``: ids ``fuzz-mt-...`` for 3.8+'s ``minTime``, ``fuzz-ps-...`` for 3.1-3.7),
+   and stream-table joins over versioned tables as
    3.5+ scenarios whose out-of-order put fills a gap in a key's versions (``generate_versioned_gap_cases``,
    ids ``fuzz-vg-...``).
 2. One ``HarnessRun`` checks them all: one candidate call per join kind, the oracle for what Kafka emits,
@@ -190,8 +191,8 @@ def generated_batches(
 ) -> tuple[Generated, ...]:
     """The scenarios to fuzz: for each (version, count) of ``plan``, ``count`` scenarios of each claimed
     join kind (narrowed by ``joins``), as many self-joins when the claim covers them (``Claim.self_joins``;
-    spec SJ-1), and, for stream-stream outer and left joins as 3.8+, up to the profile's
-    ``min_time_examples`` scenarios around the emission pass's ``minTime`` (``generate_min_time_cases``),
+    spec SJ-1), and, for stream-stream outer and left joins as 3.1+, up to the profile's
+    ``min_time_examples`` scenarios around where the emission pass stops (``generate_min_time_cases``),
     and, for stream-table joins over versioned tables as 3.5+, up to ``versioned_gap_examples`` scenarios
     looking into a gap an out-of-order put fills (``generate_versioned_gap_cases``); both drawn apart, so
     the others are the same with or without them."""

@@ -41,6 +41,7 @@ from kjoin.strategies import (
     as_self_joins,
     join_scenarios,
     min_time_boundary_scenarios,
+    pass_stop_boundary_scenarios,
     versioned_gap_scenarios,
     with_production_settings,
 )
@@ -208,7 +209,9 @@ def generate_cases(
 
 
 MIN_TIME_ID = "mt"
-"""The id part of ``generate_min_time_cases``' scenarios: ``fuzz-mt-<seed>-<n>``."""
+"""The id part of ``generate_min_time_cases``' 3.8+ scenarios: ``fuzz-mt-<seed>-<n>``."""
+PASS_STOP_ID = "ps"
+"""The id part of ``generate_min_time_cases``' 3.1-3.7 scenarios: ``fuzz-ps-<seed>-<n>``."""
 
 
 @lru_cache(maxsize=64)
@@ -221,30 +224,41 @@ def generate_min_time_cases(
     examples: int | None = None,
     intended: bool = False,
 ) -> Generated:
-    """``examples`` (default: the profile's ``min_time_examples``) stream-stream outer and left joins of
-    ``strategies.min_time_boundary_scenarios`` that ``claim`` covers, run as Kafka ``kafka``: several held
-    records per side, then stream time stepped across ``minTime + joinAfter + grace`` of 3.8+'s emission
-    pass (KAFKA-15417, spec SS-22 to SS-25). None for an era whose held records do not close each by its
-    own side's bound (before 3.8) or for a claim without outer and left joins.
+    """``examples`` (default: the profile's ``min_time_examples``) stream-stream outer and left joins that
+    ``claim`` covers, run as Kafka ``kafka``, around where the emission pass of its era stops:
 
-    Drawn apart from ``generate_cases`` (ids ``fuzz-mt-<seed>-<n>``), so adding them changes none of the
-    scenarios it draws for any profile or seed."""
+    * 3.8+: ``strategies.min_time_boundary_scenarios``: several held records per side, then stream time
+      stepped across ``minTime + joinAfter + grace`` of the pass (KAFKA-15417, spec SS-22 to SS-25); ids
+      ``fuzz-mt-<seed>-<n>``;
+    * 3.1-3.7: ``strategies.pass_stop_boundary_scenarios``: stream time stepped to exactly ``ts + joinAfter +
+      grace`` of a held record, where the pass stops (spec SS-18), then the other side's record at the
+      window's edge; ids ``fuzz-ps-<seed>-<n>``.
+
+    None for an era without spurious-free outer joins (before 3.1) or for a claim without outer and left
+    joins. Drawn apart from ``generate_cases``, so adding them changes none of the scenarios it draws for
+    any profile or seed."""
     problem = version_problem(kafka)
     if problem is not None:
         raise ValueError(f"kafka: {kafka!r} {problem}")
     behaviour = behaviour_for(kafka, intended=intended)
     variants = tuple(v for v in ("outer", "left") if v in claim.variants)
     stores = [store for store in STORE_KINDS if store in claim.stores]
-    label = f"kjoin.strategies.min_time_boundary_scenarios(variants={list(variants)!r}, stores={stores!r})"
+    min_time = behaviour.outer_join_closes_each_side_by_its_own_bound
+    name = "min_time_boundary_scenarios" if min_time else "pass_stop_boundary_scenarios"
+    label = f"kjoin.strategies.{name}(variants={list(variants)!r}, stores={stores!r})"
     if "stream-stream" not in claim.joins or not variants or not stores:
         return Generated("stream-stream", label, seed, (), 0, kafka)
-    if not behaviour.outer_join_closes_each_side_by_its_own_bound:
+    if not behaviour.has_spurious_free_outer_joins:
         return Generated("stream-stream", label, seed, (), 0, kafka)
-    strategy = min_time_boundary_scenarios(variants=variants, stores=stores)
+    if min_time:
+        strategy = min_time_boundary_scenarios(variants=variants, stores=stores)
+    else:
+        strategy = pass_stop_boundary_scenarios(variants=variants, stores=stores)
     count = profile.min_time_examples if examples is None else examples
     drawn = draw_examples(strategy, count, seed)
+    kind = MIN_TIME_ID if min_time else PASS_STOP_ID
     return Generated(
-        "stream-stream", label, seed, _as_cases(drawn, MIN_TIME_ID, seed, kafka, intended), len(drawn), kafka
+        "stream-stream", label, seed, _as_cases(drawn, kind, seed, kafka, intended), len(drawn), kafka
     )
 
 

@@ -54,9 +54,10 @@ class FuzzProfile:
     seed: int
     """The seed used when none is given."""
     min_time_examples: int = 0
-    """Scenarios of ``strategies.min_time_boundary_scenarios`` per fuzzed 3.8+ version, at most (besides
-    ``examples``; a version fuzzed with fewer ``examples`` gets as many): stream-stream outer and left joins
-    around the ``minTime`` of 3.8+'s emission pass (``generate.generate_min_time_cases``)."""
+    """Scenarios per fuzzed 3.1+ version, at most (besides ``examples``; a version fuzzed with fewer
+    ``examples`` gets as many): stream-stream outer and left joins around where the emission pass stops,
+    ``strategies.min_time_boundary_scenarios`` (3.8+) or ``strategies.pass_stop_boundary_scenarios``
+    (3.1-3.7; ``generate.generate_min_time_cases``)."""
     versioned_gap_examples: int = 0
     """Scenarios of ``strategies.versioned_gap_scenarios`` per fuzzed 3.5+ version, at most (besides
     ``examples``; a version fuzzed with fewer ``examples`` gets as many): stream-table joins looking into a

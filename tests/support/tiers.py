@@ -158,8 +158,16 @@ def default_tier_keeps(values: Iterable[T], keep: Container[T]) -> list[Any]:
     """Parameters of a test whose ``keep`` values run in the default tier and the others in the system
     tier (the ``system`` mark, tests/conftest.py), with unchanged test ids: the default tier checks the
     claim on a few values within issue 24's CPU budget, CI's system tier on all of them (docs/testing.md,
-    "Test tiers")."""
-    return [value if value in keep else pytest.param(value, marks=pytest.mark.system) for value in values]
+    "Test tiers"). A tuple value is the arguments of a test parametrized over several names."""
+    return [
+        value if value in keep else pytest.param(*_arguments(value), marks=pytest.mark.system)
+        for value in values
+    ]
+
+
+def _arguments(value: object) -> tuple[object, ...]:
+    """The arguments one parameter value stands for: a tuple's items (several argument names), else itself."""
+    return value if isinstance(value, tuple) else (value,)
 
 
 def smoke_ends(values: Sequence[T]) -> list[Any]:

@@ -558,6 +558,19 @@ def emission_pass_scenarios(
     return st.tuples(spec, history)
 
 
+def _check_boundary_arguments(
+    variants: Sequence[str], stores: Sequence[str], min_per_side: int, max_per_side: int
+) -> None:
+    """The arguments the pass-boundary strategies share (``min_time_boundary_scenarios``,
+    ``pass_stop_boundary_scenarios``), checked when the strategy is built."""
+    _check_choices("variants", variants, ("outer", "left"))
+    if not variants:
+        raise InvalidArgument("variants=[] must offer outer or left")
+    _check_choices("stores", stores, STORE_KINDS)
+    _check_positive("min_per_side", min_per_side)
+    _check_interval("min_per_side", min_per_side, "max_per_side", max_per_side)
+
+
 def min_time_boundary_scenarios(
     *,
     variants: Sequence[Variant] = ("outer", "left"),
@@ -594,12 +607,7 @@ def min_time_boundary_scenarios(
     Shrinks towards an outer join with a zero-width window, ``min_per_side`` held records per side 1 ms
     apart, the first closing point, and one step 1 ms past the stop entry's bound.
     """
-    _check_choices("variants", variants, ("outer", "left"))
-    if not variants:
-        raise InvalidArgument("variants=[] must offer outer or left")
-    _check_choices("stores", stores, STORE_KINDS)
-    _check_positive("min_per_side", min_per_side)
-    _check_interval("min_per_side", min_per_side, "max_per_side", max_per_side)
+    _check_boundary_arguments(variants, stores, min_per_side, max_per_side)
     per_side = st.integers(min_value=min_per_side, max_value=max_per_side)
     narrow = st.integers(min_value=0, max_value=3)
     outer_mostly: list[Variant] = ["outer", "outer", "outer", "left"]
@@ -676,12 +684,7 @@ def pass_stop_boundary_scenarios(
     Shrinks towards an outer join with a zero-width window, ``min_per_side`` held records per side, the
     first target, and both records exactly on their bounds.
     """
-    _check_choices("variants", variants, ("outer", "left"))
-    if not variants:
-        raise InvalidArgument("variants=[] must offer outer or left")
-    _check_choices("stores", stores, STORE_KINDS)
-    _check_positive("min_per_side", min_per_side)
-    _check_interval("min_per_side", min_per_side, "max_per_side", max_per_side)
+    _check_boundary_arguments(variants, stores, min_per_side, max_per_side)
     per_side = st.integers(min_value=min_per_side, max_value=max_per_side)
     narrow = st.integers(min_value=0, max_value=3)
     mostly_exact = st.sampled_from([0, 0, 0, -1, 1])

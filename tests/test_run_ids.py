@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,20 +23,26 @@ from kjoin.conformance.harness.calls import ISOLATION_CALLS, Caller, CallRecord,
 from kjoin.conformance.harness.run_ids import same_failure, without_run_ids
 
 _counter = itertools.count(1)
+_TEMPFILE_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+"""The characters of the random part of a ``tempfile`` name."""
 
 
 def streaming_error(cause: str) -> str:
     """A query's failure as spark-stateful's call reports it: fresh ids, query name, checkpoint folder and
     Spark counters every time, ``cause`` the same."""
     query, run, stage = next(_counter), uuid.uuid4(), 10 + 3 * next(_counter)
-    folder = f"/tmp/kjoin-checkpoints-{uuid.uuid4().hex[:8]}"
+    # a folder as tempfile names it (8 of its characters; one a letter: an all-digit name, 1 in 36,000 of
+    # tempfile's but 1 in 40 of a uuid's hex digits, is deliberately not masked) and a Java identity hash
+    letter = random.choice(_TEMPFILE_CHARACTERS[:26])
+    folder = f"/tmp/kjoin-checkpoints-{letter}{''.join(random.choices(_TEMPFILE_CHARACTERS, k=7))}"
+    identity = f"{random.randrange(0x10000000, 0x80000000):x}"
     return (
         f"StreamingQueryException: [STREAM_FAILED] Query [id = {uuid.uuid4()}, runId = {run}] terminated "
         f"with exception: Job aborted due to stage failure: Task {query % 4} in stage {stage}.0 failed 1 "
         f"times, most recent failure: Lost task {query % 4}.0 in stage {stage}.0 (TID {4 * stage}) "
         f"(localhost executor driver): org.apache.spark.api.python.PythonException: {cause}\n"
         f"checkpoint: file:{folder}/kjoin_stateful_{query}/state/0/3, query kjoin_stateful_{query}, "
-        f"store org.apache.spark.sql.execution.streaming.state.RocksDBStateStore@{id(run) & 0xFFFFFFF:x}"
+        f"store org.apache.spark.sql.execution.streaming.state.RocksDBStateStore@{identity}"
     ).replace("Query [id", f"Query kjoin_stateful_{query} [id")
 
 

@@ -50,11 +50,18 @@ def test_spark_reference_agrees_with_the_oracle_on_generated_scenarios(
     if kafka is not None and fuzz_profile.name == "ci":
         fuzz_profile = replace(fuzz_profile, examples=fuzz_profile.examples // DEFAULT_TIER_SHARE)
     report = fuzz(REFERENCE, lambda: spark, kafka=kafka, profile=fuzz_profile, seed=fuzz_seed)
-    main = [batch for batch in report.generated if batch.kafka == report.kafka]
-    # each claimed join kind, then the self-joins (a second stream-stream batch: Claim.self_joins)
+    generated = [batch for batch in report.generated if batch.kafka == report.kafka]
+    # each claimed join kind, then the self-joins (a second stream-stream batch: Claim.self_joins), then
+    # the boundary scenarios of the newest era (docs/testing.md): 3.8+ minTime, versioned gaps
     claimed = [join for join in JOIN_KINDS if join in REFERENCE.claim.joins]
+    main, boundary = generated[: len(claimed) + 1], generated[len(claimed) + 1 :]
     assert [batch.join for batch in main] == [*claimed, "stream-stream"]
     assert all(case.spec.self_join for case in main[-1].cases) and main[-1].cases
+    assert [(batch.join, batch.strategy.split("(")[0]) for batch in boundary] == [
+        ("stream-stream", "kjoin.strategies.min_time_boundary_scenarios"),
+        ("stream-table", "kjoin.strategies.versioned_gap_scenarios"),
+    ]
+    assert all(batch.cases for batch in boundary)
     behaviour = behaviour_for(report.kafka)
     offered = [batch for batch in main if offered_variants(batch.join, behaviour, VARIANTS)]
     assert offered and all(len(batch.cases) >= fuzz_profile.examples // 2 for batch in offered)

@@ -215,20 +215,22 @@ def generated_batches(
             )
             for join, self_join in kinds
         )
-        if "stream-stream" in wanted and profile.min_time_examples:
-            count = min(profile.min_time_examples, share)
-            found = generate_min_time_cases(
-                version, profile=profile, seed=seed, claim=claim, examples=count, intended=intended
-            )
-            if found.cases:
-                batches.append(found)
-        if "stream-table" in wanted and profile.versioned_gap_examples:
-            count = min(profile.versioned_gap_examples, share)
-            gaps = generate_versioned_gap_cases(
-                version, profile=profile, seed=seed, claim=claim, examples=count, intended=intended
-            )
-            if gaps.cases:
-                batches.append(gaps)
+        boundaries = (
+            ("stream-stream", profile.min_time_examples, generate_min_time_cases),
+            ("stream-table", profile.versioned_gap_examples, generate_versioned_gap_cases),
+        )
+        for join, most, generator in boundaries:
+            if join in wanted and most:
+                found = generator(
+                    version,
+                    profile=profile,
+                    seed=seed,
+                    claim=claim,
+                    examples=min(most, share),
+                    intended=intended,
+                )
+                if found.cases:
+                    batches.append(found)
     return tuple(batches)
 
 

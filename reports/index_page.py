@@ -289,9 +289,10 @@ def _calls_section(document: Document) -> str:
             if call.get(stream):
                 output += f"<details><summary>{stream}</summary><pre>{text(call[stream])}</pre></details>"
         status = str(call.get("status"))
+        batch = call.get("batch")  # a store shape's batch; null for the joint one, absent in older documents
         rows.append(
             [
-                text(call.get("join")),
+                text(call.get("join")) + ("" if batch is None else text(f" ({batch} batch)")),
                 text(call.get("cases")),
                 f'<span class="st st-{"pass" if status == "ok" else "error"}">{text(status)}</span>',
                 text(call.get("message") or ""),

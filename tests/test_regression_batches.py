@@ -175,4 +175,4 @@ def test_a_call_line_names_its_store_shape_batch_and_counts_in_words(report: Fuz
     )
     joint = CallRecord("table-table", 2, "timeout", seconds=1.0)
     assert joint.line() == "table-table: 2 cases in one candidate call (? Spark jobs, 1.0 s): timeout"
-    assert "shape" not in shaped.to_json()  # the results document's calls entry is unchanged
+    assert shaped.to_json()["batch"] == "left-versioned" and joint.to_json()["batch"] is None  # as documented

@@ -71,7 +71,7 @@ def hostile_document() -> dict[str, Any]:
     )  # fmt: skip
     document["cases"].append(edited)
     document["run"]["spark_master"] = SCRIPT
-    document["calls"] = [{"join": SCRIPT, "cases": 1, "status": BREAKOUT, "message": QUOTE,
+    document["calls"] = [{"join": SCRIPT, "batch": BREAKOUT, "cases": 1, "status": BREAKOUT, "message": QUOTE,
                           "stdout": SCRIPT, "stderr": SURROGATE}]  # fmt: skip
     document["divergence_kinds"][SCRIPT] = BREAKOUT
     return document

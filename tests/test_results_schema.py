@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.catalogue.batches import STORE_SHAPES
 from kjoin.conformance.checker import MODES
 from kjoin.conformance.documents.outcomes import EQUIVALENCES, CaseOutcome
 from kjoin.conformance.documents.results import (
@@ -25,6 +26,7 @@ from kjoin.conformance.documents.results import (
     run_metadata,
 )
 from kjoin.conformance.documents.vocabulary import KIND_ORDER, OUTCOME_STATUSES
+from kjoin.conformance.harness.calls import CallRecord
 from kjoin.conformance.protocol import DeclaredDifference
 from kjoin.oracle.records import JOIN_KINDS, VARIANTS
 from kjoin.scenarios import CATALOGUE_ROOT
@@ -66,12 +68,15 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         journal = ResultsJournal(folder / f"results-{half}.json", run, candidate)
         for outcome in outcomes[half::2]:
             journal.add(case_result(outcome))
-        call = {"join": "fk", "cases": 3, "status": "ok", "message": "", "stdout": "", "stderr": ""}
-        journal.add_call(call)
+        journal.add_call(CallRecord("fk", 3, "ok").to_json())
+        journal.add_call(
+            CallRecord("fk", 1, "error", "ValueError", stderr="boom", shape=STORE_SHAPES[half]).to_json()
+        )
         journal.finish()
     killed = ResultsJournal(folder / "killed.json", run, candidate)
     for outcome in outcomes[:5]:
         killed.add(case_result(outcome))
+    killed.add_call({"join": "fk", "cases": 5, "status": "ok", "message": "", "stdout": "", "stderr": ""})
     return folder / "results-0.json", folder / "results-1.json"
 
 
@@ -92,14 +97,16 @@ def test_written_results_documents_follow_the_schema(written: tuple[Path, Path])
 
 
 def test_documents_read_back_follow_the_schema(written: tuple[Path, Path]) -> None:
-    """What ``kjoin report`` reads: a killed run's journal as an incomplete document, and several files
-    merged into one."""
+    """What ``kjoin report`` reads: a killed run's journal as an incomplete document (its call recorded as
+    kjoin did before calls said their batch), and several files merged into one."""
     killed = load_results(written[0].with_name("killed.json.partial"))
     assert not killed["complete"] and len(killed["cases"]) == 5
+    assert [call["cases"] for call in killed["calls"]] == [5] and "batch" not in killed["calls"][0]
     assert not schema_errors(killed), schema_errors(killed)[:5]
     merged = merge_documents([load_results(path) for path in written], [str(path) for path in written])
     assert merged["run"]["merged_from"] == [str(path) for path in written]
     assert not schema_errors(merged), schema_errors(merged)[:5]
+    assert [call["batch"] for call in merged["calls"]] == [None, STORE_SHAPES[0], None, STORE_SHAPES[1]]
 
 
 def test_schema_rejects_what_the_writer_never_writes(written: tuple[Path, Path]) -> None:
@@ -117,6 +124,7 @@ def test_schema_rejects_what_the_writer_never_writes(written: tuple[Path, Path])
         (("cases", index, "first_divergence", "extra"), 1),
         (("summary", "by_status", "passed"), 3),
         (("run", "equivalence"), "fuzzy"),
+        (("calls", 1, "batch"), "store-shape"),
     ]:
         changed = copy.deepcopy(document)
         target = changed
@@ -144,4 +152,5 @@ def test_schema_closed_lists_are_the_projects() -> None:
     assert tuple(definitions["join"]["enum"]) == JOIN_KINDS
     assert tuple(definitions["variant"]["enum"]) == VARIANTS
     assert tuple(definitions["mode"]["enum"]) == MODES
+    assert tuple(definitions["store_shape"]["enum"]) == STORE_SHAPES
     assert tuple(definitions["run"]["properties"]["equivalence"]["enum"]) == EQUIVALENCES

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kjoin.conformance.documents.comparison import compare_documents
 from kjoin.conformance.documents.results import (
     ResultsError,
     ResultsJournal,
@@ -18,16 +19,20 @@ from kjoin.conformance.documents.results import (
     load_results,
     write_json_atomically,
 )
+from kjoin.conformance.harness.calls import CallRecord
+from kjoin.reports import render_report
 from support.report_documents import RUN, FakeCandidate, answered_by_version, make_case, outcome_of
 
 ROWS = [("left", "k", "A", 1), ("right", "k", "a", 4), ("left", "k", "B", 30)]
 
 
-def _write(path: Path) -> dict[str, object]:
+def _write(path: Path, calls: tuple[CallRecord, ...] = ()) -> dict[str, object]:
     journal = ResultsJournal(path, RUN, candidate_json(FakeCandidate()))
     for variant in ("inner", "left", "outer"):
         case = make_case(f"ss-{variant}", ROWS, variant=variant)
         journal.add(case_result(outcome_of(case, answered_by_version("3.0")(case))))
+    for call in calls:
+        journal.add_call(call.to_json())
     return journal.finish()
 
 
@@ -109,3 +114,33 @@ def test_a_journal_writes_a_shared_value_once_and_reads_back_whole(tmp_path: Pat
     document = load_results(path)  # the run was killed here: the journal is read back
     assert document["complete"] is False
     assert {case["id"]: case for case in document["cases"]} == journal.cases
+
+
+def test_a_call_says_its_batch_and_a_file_written_before_that_reads_reports_and_compares_the_same(
+    tmp_path: Path,
+) -> None:
+    """A ``calls`` entry names the store shape of a store-shape batch's call (``batch``, null for the joint
+    batch), as the terminal does; a file of an earlier kjoin has no ``batch`` in its calls and reads,
+    reports and compares as it did: a call without one shows as the joint call always showed."""
+    joint, shaped = (
+        CallRecord("stream-stream", 3, "ok"),
+        CallRecord("stream-stream", 1, "ok", shape="unversioned"),
+    )
+    document = _write(tmp_path / "results.json", (joint, shaped))
+    assert load_results(tmp_path / "results.json") == document
+    assert [call["batch"] for call in document["calls"]] == [None, "unversioned"]  # type: ignore[attr-defined]
+    index = render_report(document)["index.html"]
+    assert "<td>stream-stream</td>" in index and "<td>stream-stream (unversioned batch)</td>" in index
+
+    current = _write(tmp_path / "current.json", (joint,))
+    older = dict(current, calls=[{k: v for k, v in joint.to_json().items() if k != "batch"}])
+    (tmp_path / "older.json").write_text(json.dumps(older), encoding="utf-8")
+    assert load_results(tmp_path / "older.json") == older
+    assert render_report(older) == render_report(current)
+    labels = {"old_label": "older.json", "new_label": "current.json"}
+    assert compare_documents(older, current, **labels) == compare_documents(current, current, **labels)
+
+    broken = dict(current, calls=[dict(joint.to_json(), batch="sideways")])
+    (tmp_path / "broken.json").write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(ResultsError, match=r"broken.json: calls\[0\] field 'batch': 'sideways' is not null"):
+        load_results(tmp_path / "broken.json")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
+from kjoin.conformance.catalogue.batches import STORE_SHAPES
 from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
 from kjoin.conformance.checker import (
     MODES,
@@ -684,6 +685,13 @@ def check_document(document: Any, where: str) -> None:
         for number, divergence in enumerate(case["divergences"]):
             if not isinstance(divergence, dict) or divergence.get("kind") not in DIVERGENCE_KINDS:
                 raise ResultsError(f"{where}: case {case['id']!r} divergences[{number}]: unknown kind")
+    for index, call in enumerate(document["calls"]):
+        batch = call.get("batch") if isinstance(call, dict) else None  # absent before calls carried it
+        if batch is not None and batch not in STORE_SHAPES:
+            shapes = ", ".join(STORE_SHAPES)
+            raise ResultsError(
+                f"{where}: calls[{index}] field 'batch': {batch!r} is not null or one of {shapes}"
+            )
 
 
 def merge_documents(documents: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> dict[str, Any]:

@@ -92,7 +92,7 @@ class CallRecord:
     """The system cause of a failed call (``harness.system_failures``), ``None`` if it is the candidate's."""
     shape: str | None = None
     """The store shape of a call holding one shape's cases only (``catalogue.batches``), ``None`` for the
-    joint batch of its join kind. Terminal only: the results document's ``calls`` entry leaves it out."""
+    joint batch of its join kind; the results document's ``calls`` entry carries it as ``batch``."""
 
     def line(self) -> str:
         """The call in one line, as ``kjoin run`` and the pytest plugin print it: ``table-table
@@ -108,6 +108,7 @@ class CallRecord:
         """The results document's ``calls`` entry (no wall time: results stay reproducible)."""
         return {
             "join": self.join,
+            "batch": self.shape,
             "cases": self.cases,
             "status": self.status,
             "message": self.message,

@@ -1,5 +1,5 @@
 """``python -m kjoin.conformance`` is ``kjoin``."""
 
-from kjoin.conformance.cli import main
+from kjoin.conformance.cli import console
 
-raise SystemExit(main())
+console()

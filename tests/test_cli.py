@@ -302,10 +302,8 @@ def test_check_bundled_kafka_tests_folder_passes() -> None:
 
 
 def test_kjoin_console_script_runs_the_portable_interface_in_a_subprocess() -> None:
-    script = Path(sys.executable).with_name("kjoin")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "kjoin.conformance"]
     done = subprocess.run(
-        [*command, "oracle", "--jsonl"],
+        [*_script(), "oracle", "--jsonl"],
         input=json.dumps(TT_INNER) + "\n{oops\n\udcff\n",
         capture_output=True,
         text=True,
@@ -318,6 +316,66 @@ def test_kjoin_console_script_runs_the_portable_interface_in_a_subprocess() -> N
     assert answers[0] == {"id": "tt-inner-two-updates", "outputs": TT_INNER_OUTPUTS}
     assert answers[1]["error"].startswith("stdin:2 [?] field (line): is not valid JSON")
     assert len(answers) == 3 and "not UTF-8" in answers[2]["error"]
+
+
+def _script() -> list[str]:
+    script = Path(sys.executable).with_name("kjoin")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "kjoin.conformance"]
+
+
+def test_the_script_reads_ascii_lines_as_bytes_and_other_utf8_lines_as_text_alike() -> None:
+    """The script passes an ASCII line to the codec as the bytes read and decodes any other line first
+    (cli/oracle.py): a scenario written with JSON escapes and the same scenario in plain UTF-8 get the same
+    answer, and the same answer as in-process (text) reading gives."""
+    unicode_keys = dict(TT_INNER, id="tt-unicode", records=[dict(r, key="ключ") for r in TT_INNER["records"]])
+    escaped = json.dumps(unicode_keys)  # ASCII: "\u043a..."
+    plain = json.dumps(unicode_keys, ensure_ascii=False)
+    assert escaped.isascii() and not plain.isascii()
+    done = subprocess.run(
+        [*_script(), "oracle", "--jsonl"],
+        input=f"{escaped}\n{plain}\n".encode(),
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.decode("utf-8").splitlines()
+    assert first == second
+    _, in_process, _ = _kjoin("oracle", "--jsonl", stdin=plain + "\n")
+    assert in_process.splitlines() == [first]
+    assert {output["key"] for output in json.loads(first)["outputs"]} == {"ключ"}
+
+
+def test_the_script_names_an_output_it_cannot_write_in_one_line_exit_3() -> None:
+    """``kjoin oracle --jsonl >/dev/full``: the system's failure, named in one line (no traceback), exit 3;
+    the script ends at once after the command (``cli.console``), yet the failure is not lost."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [*_script(), "oracle", "--jsonl"],
+            input=(json.dumps(TT_INNER) + "\n").encode(),
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+            timeout=120,
+        )
+    assert done.returncode == 3
+    assert done.stderr.decode() == "kjoin: could not write the output: [Errno 28] No space left on device\n"
+
+
+class _FullDisk(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+def test_an_output_that_cannot_be_written_is_the_systems_failure_exit_3() -> None:
+    err = io.StringIO()
+    code = main(
+        ["oracle", "--jsonl"], stdin=io.StringIO(json.dumps(TT_INNER) + "\n"), stdout=_FullDisk(), stderr=err
+    )
+    assert (code, err.getvalue()) == (
+        3,
+        "kjoin: could not write the output: [Errno 28] No space left on device\n",
+    )
 
 
 def test_oracle_file_runs_a_toml_scenario_as_its_first_block(tmp_path: Path) -> None:

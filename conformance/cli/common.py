@@ -57,6 +57,14 @@ class UsageError(KjoinError):
     """Bad arguments or unusable input; the message names the file and field. Exit code 2."""
 
 
+class OutputFailure(KjoinError):
+    """The command's output could not be written (a full disk, a closed file), not a reader that went away.
+    Exit code 3."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(f"could not write the output: {error}")
+
+
 @dataclass(frozen=True, slots=True)
 class Streams:
     """Where a command reads and writes (the process's own streams, or a test's)."""

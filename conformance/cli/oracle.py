@@ -12,13 +12,21 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from kjoin.conformance.catalogue import Case, ScenarioError, case_id
 from kjoin.conformance.catalogue.portable import case_from_line
-from kjoin.conformance.cli.common import EXIT_DIFFERS, EXIT_OK, Streams, UsageError, version_argument
+from kjoin.conformance.cli.common import (
+    EXIT_DIFFERS,
+    EXIT_OK,
+    OutputFailure,
+    Streams,
+    UsageError,
+    version_argument,
+)
 from kjoin.conformance.codec import answer_line, error_line
 from kjoin.oracle.behaviour import UnknownVersionError, behaviour_for
 from kjoin.oracle.engine import cyclic_gc_paused, run
@@ -69,14 +77,18 @@ def _oracle(args: argparse.Namespace, streams: Streams) -> int:
     return _show(args, streams)
 
 
-def _stdin_lines(streams: Streams) -> Iterator[tuple[int, str | UnicodeDecodeError]]:
+def _stdin_lines(streams: Streams) -> Iterator[tuple[int, str | bytes | UnicodeDecodeError]]:
     """(line number, text) per line of stdin; a line that is not UTF-8 is passed on as its error, so the
-    lines after it are still answered."""
+    lines after it are still answered. An ASCII line (the usual one: JSON escapes what is not) is passed on
+    as the bytes read, which the codec decodes as they are: no copy of the line as ``str``."""
     binary = getattr(streams.stdin, "buffer", None)
     if binary is None:
         yield from enumerate(streams.stdin, start=1)
         return
     for number, raw in enumerate(binary, start=1):
+        if raw.isascii():
+            yield number, raw
+            continue
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -90,17 +102,30 @@ def _line_writer(streams: Streams) -> Callable[[bytes], None]:
     if binary is None:
 
         def write_text(line: bytes) -> None:
-            text.write(line.decode("utf-8"))
-            text.flush()
+            with _writing():
+                text.write(line.decode("utf-8"))
+                text.flush()
 
         return write_text
     text.flush()
 
     def write_binary(line: bytes) -> None:
-        binary.write(line)
-        binary.flush()
+        with _writing():
+            binary.write(line)
+            binary.flush()
 
     return write_binary
+
+
+@contextmanager
+def _writing() -> Iterator[None]:
+    """A write to stdout that fails for another reason than a reader gone away is ``OutputFailure``."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputFailure(error) from None
 
 
 def _answers(streams: Streams, *, intended: bool) -> Iterator[bytes]:
@@ -108,25 +133,37 @@ def _answers(streams: Streams, *, intended: bool) -> Iterator[bytes]:
         if isinstance(line, UnicodeDecodeError):
             yield error_line(None, f"stdin:{number} [?] field (line): is not UTF-8 text ({line.reason})")
         elif line.strip():
+            _LAST_LINE.clear()  # the line before's data goes first: one line's worth in memory at a time
             with cyclic_gc_paused():  # a line's records, state and outputs hold no cycles (engine.run)
-                reply = answer(line, number, intended=intended)
+                reply, _LAST_LINE[:] = _answer(line, number, intended=intended, where="stdin")
             yield reply
 
 
-def answer(line: str, number: int, *, intended: bool = False, where: str = "stdin") -> bytes:
+_LAST_LINE: list[object] = []
+"""The last answered line's case and outputs, kept until the next line is read: the ``kjoin`` script ends
+the process without freeing them (``kjoin.conformance.cli.console``); for one big scenario, freeing them
+was about a tenth of the command's CPU."""
+
+
+def answer(line: str | bytes, number: int, *, intended: bool = False, where: str = "stdin") -> bytes:
     """The answer line (JSON, newline-terminated) for one portable scenario line: the oracle's outputs, or
     the error that stops it."""
+    return _answer(line, number, intended=intended, where=where)[0]
+
+
+def _answer(line: str | bytes, number: int, *, intended: bool, where: str) -> tuple[bytes, list[object]]:
+    """``answer``, and what the line was read into (its case and outputs; empty on an error)."""
     try:
         case = case_from_line(line, where, number)
     except ScenarioError as error:
-        return error_line(error.scenario_id, str(error))
+        return error_line(error.scenario_id, str(error)), []
     if intended:
         case = replace(case, intended=True)
     try:
         outputs = run(case.spec, case.records, behaviour_for(case.kafka, intended=case.intended))
     except (OracleError, UnknownVersionError) as error:
-        return error_line(case.scenario, f"{where}:{number} [{case.scenario}] {error}")
-    return answer_line(case.scenario, outputs)
+        return error_line(case.scenario, f"{where}:{number} [{case.scenario}] {error}"), []
+    return answer_line(case.scenario, outputs), [case]
 
 
 def _chosen(args: argparse.Namespace) -> list[Case]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -360,6 +361,29 @@ def test_the_script_names_an_output_it_cannot_write_in_one_line_exit_3() -> None
         )
     assert done.returncode == 3
     assert done.stderr.decode() == "kjoin: could not write the output: [Errno 28] No space left on device\n"
+
+
+def test_the_script_answers_each_line_as_soon_as_it_is_complete() -> None:
+    """Lines are read a block at a time (cli/oracle.py), yet a line piped in while the writer keeps stdin
+    open is answered at once: a caller can talk to the command one scenario at a time."""
+    process = subprocess.Popen(
+        [*_script(), "oracle", "--jsonl"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        for number in (1, 2):
+            process.stdin.write((json.dumps(dict(TT_INNER, id=f"tt-{number}")) + "\n").encode())
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], 60)  # stdin still open: no end of input
+            assert ready, "no answer within 60 s while the line was complete"
+            answer = json.loads(process.stdout.readline())
+            assert answer == {"id": f"tt-{number}", "outputs": TT_INNER_OUTPUTS}
+    finally:
+        process.stdin.close()
+        assert process.wait(timeout=120) == 0
 
 
 class _FullDisk(io.StringIO):

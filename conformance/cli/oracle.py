@@ -11,11 +11,12 @@
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from kjoin.conformance.catalogue import Case, ScenarioError, case_id
 from kjoin.conformance.catalogue.portable import case_from_line
@@ -100,7 +101,7 @@ _BLOCK = 1 << 20
 answered as soon as it is complete)."""
 
 
-def _binary_lines(binary: BinaryIO) -> Iterator[bytes]:
+def _binary_lines(binary: io.BufferedIOBase) -> Iterator[bytes]:
     """The lines of ``binary``, each with its newline (the last one maybe without), read a block at a time: a
     long line's end is found by one ``bytes.find`` per block, where ``readline`` looks at it byte by byte
     (a 6.5 MB line: 38M instructions, most of the time to read it)."""

@@ -22,8 +22,7 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, NoReturn, TextIO
@@ -93,8 +92,13 @@ def main(
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = _command_named(arguments)
     try:
-        with _collector_paused():  # importing the command's modules makes no garbage worth collecting
+        collecting = gc.isenabled()
+        gc.disable()  # importing the command's modules makes no garbage worth a collection meanwhile
+        try:
             parser = _build_parser(command)
+        finally:
+            if collecting:
+                gc.enable()
         if not arguments:  # bare ``kjoin``: what it can do, not an error
             streams.stdout.write(parser.format_help())
             return EXIT_OK
@@ -164,18 +168,6 @@ def console() -> NoReturn:
             sys.stderr.write(f"kjoin: {OutputFailure(error)}\n")
             code = EXIT_INCOMPLETE
     os._exit(code)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector (if it runs) while the block runs."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _crashed(streams: Streams) -> int:

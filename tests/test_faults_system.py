@@ -1,7 +1,8 @@
 """Failures of the system, told apart from the candidate's (on real local Spark): a call that fails the way
 Spark does when a Python worker cannot connect back is retried, never bisected, never blamed on the
 candidate; if it keeps failing, the run stops with exit 3 and the cause in one line, no Java stack trace on
-the terminal. A corrupt input file of ``kjoin replay`` is the user's input: exit 2, one line naming it.
+the terminal. A call whose candidate's own system (a broker) stops under it ends at once, not when the
+call gives up. A corrupt input file of ``kjoin replay`` is the user's input: exit 2, one line naming it.
 
 The worker timeout is raised by a test candidate with Spark's own message (``WORKER_TIMEOUT``): a real one
 needs an overloaded machine, and the harness tells it apart by that message alone.
@@ -10,6 +11,7 @@ needs an overloaded machine, and the harness tells it apart by that message alon
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,8 @@ from kjoin.conformance.cli import main
 from kjoin.conformance.documents.results import load_results
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import start_session
-from support.faulty_candidates import worker_timeout
+from kjoin.conformance.harness.system_failures import SystemFailure
+from support.faulty_candidates import SYSTEM_STOPPED, system_dies_under_call, worker_timeout
 from support.harness_scenarios import SMALL_SCENARIOS, write_scenarios
 from support.tiers import spark_group
 
@@ -83,6 +86,29 @@ def test_a_lasting_system_failure_ends_the_run_with_exit_3_in_one_line(
     assert not any(case["status"] == "error" for case in document["cases"])  # never the candidate's
     stream_stream = [call for call in document["calls"] if call["join"] == "stream-stream"]
     assert [call["cases"] for call in stream_stream] == [STREAM_STREAM_CASES] * 3  # retried whole, twice
+
+
+@pytest.mark.system
+def test_a_call_whose_own_system_stops_under_it_ends_at_once(tmp_path: Path, spark: SparkSession) -> None:
+    cases = load_cases([write_scenarios(tmp_path / "small.jsonl")]).cases
+    candidate = system_dies_under_call()
+    harness = HarnessRun(candidate, lambda: start_session("local[2]"))
+    started = time.monotonic()
+    try:
+        with pytest.raises(SystemFailure) as failure:
+            harness.outcomes(cases)
+        waited = time.monotonic() - started
+    finally:
+        candidate.release.set()  # the call left behind ends
+    assert str(failure.value) == SYSTEM_STOPPED and not failure.value.retry
+    assert waited < 60, waited  # the call itself would wait ten minutes
+    [call] = harness.batches  # not retried, not bisected
+    assert (call.join, call.status, call.cases, call.system) == (
+        "stream-stream",
+        "error",
+        STREAM_STREAM_CASES,
+        SYSTEM_STOPPED,
+    )
 
 
 def test_replay_of_a_corrupt_parquet_file_names_it_in_one_line(tmp_path: Path, spark: SparkSession) -> None:

@@ -81,7 +81,8 @@ def run_through_kafka(
     partitions = {scenario: number for number, scenario in enumerate(scenarios)}
     count = max(1, len(scenarios))
     broker.create_topics(dict.fromkeys(topics.values(), count))
-    produced = broker.produce(topic_records(rows, partitions, topics))
+    with broker.watched():  # a broker that dies ends the run at once (here and below)
+        produced = broker.produce(topic_records(rows, partitions, topics))
     if produced != len(rows):
         raise EndToEndError(f"produced {produced} of {len(rows)} records")
 
@@ -132,7 +133,8 @@ def run_through_kafka(
                 .start()
             )
         try:
-            query.awaitTermination()
+            with broker.watched(query.stop):
+                query.awaitTermination()
         finally:
             query.stop()
         if query.exception() is not None:

@@ -68,6 +68,11 @@ class ThroughKafka:
         differences = tuple(inner.declared_differences)
         return cls(inner, broker, feed, f"{inner.name} (through Kafka)", claim, differences)
 
+    def check_system(self) -> None:
+        """``SystemFailure`` if the broker died (``WatchesSystem``: the harness asks while a call runs)."""
+        if self.broker is not None:
+            self.broker.check_alive()
+
     def run(self, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
         """Produce the inputs to topics, run the job, read its output topic back."""
         broker = self.broker

@@ -109,7 +109,7 @@ def run_streaming_through_kafka(
     broker.create_topics({topic: len(q.partitions) + 1 for q in queries for topic in q.topics.values()})
     numbers = {str(spec["scenario_id"]): tuple(spec[column] for column in WINDOW_COLUMNS) for spec in specs}
     steps = _steps(rows, queries)
-    with ExitStack() as stack, broker.producer() as producer:
+    with ExitStack() as stack, broker.watched(lambda: _stop(queries)), broker.producer() as producer:
         checkpoints = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kjoin-e2e-job-")))
         try:
             if feed == "backlog":
@@ -126,9 +126,7 @@ def run_streaming_through_kafka(
                     _feed_step(producer, queries, list(_flush_records(queries)))
             _wait(queries)
         finally:
-            for query in queries:
-                if query.query is not None:
-                    query.query.stop()
+            _stop(queries)
     answer = [row for query in queries for row in _read_back(spark, broker, query)]
     return answer, any(query.has_idx for query in queries)
 
@@ -175,6 +173,13 @@ def _feed_step(producer: StepProducer, queries: Sequence[_Query], records: list[
     producer.send(records)
     producer.flush()
     _wait(queries)
+
+
+def _stop(queries: Sequence[_Query]) -> None:
+    """Stop the queries started so far (a stopped query's ``processAllAvailable`` returns)."""
+    for query in queries:
+        if query.query is not None:
+            query.query.stop()
 
 
 def _wait(queries: Sequence[_Query]) -> None:

@@ -13,7 +13,9 @@ A candidate is code that may be broken. Each call:
 * gets a live SparkSession: one the candidate stopped (``spark.stop()``) is replaced by a new one;
 * is retried, never bisected, when it failed for a system cause (``harness.system_failures``: a Spark
   Python worker that could not connect back, a dead broker, ...); a system failure that persists stops
-  the run with ``SystemFailure`` (exit 3, one line naming the cause and Spark's log).
+  the run with ``SystemFailure`` (exit 3, one line naming the cause and Spark's log);
+* ends at once when the system a candidate stands on stops under it (``WatchesSystem``: a broker that
+  died), its Spark jobs cancelled and the call left behind as after a timeout.
 """
 
 from __future__ import annotations
@@ -34,7 +36,13 @@ from kjoin.conformance.checker import CandidateFailure
 from kjoin.conformance.documents.outcomes import Answer
 from kjoin.conformance.harness.batching import CallFailed, run_batch
 from kjoin.conformance.harness.run_ids import same_failure
-from kjoin.conformance.harness.system_failures import RETRY_DELAYS_S, SystemFailure, one_line, system_cause
+from kjoin.conformance.harness.system_failures import (
+    RETRY_DELAYS_S,
+    SystemFailure,
+    WatchesSystem,
+    one_line,
+    system_cause,
+)
 from kjoin.conformance.protocol import Candidate
 
 if TYPE_CHECKING:
@@ -271,14 +279,28 @@ class Caller:
         worker = threading.Thread(target=work, name=group, daemon=True)
         out, err = _Capture(worker, sys.stdout), _Capture(worker, sys.stderr)
         jobs_before, started = jobs_started(spark), time.perf_counter()
+        halted: SystemFailure | None = None
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             worker.start()
             try:
                 self._wait(worker, spark, group, join, len(cases), started)
+            except SystemFailure as failed:  # the candidate's own system stopped: the call is left behind
+                spark.sparkContext.cancelJobGroup(group)
+                halted = failed
             except BaseException:  # Ctrl-C or SIGTERM while the candidate runs: cancel its Spark jobs first
                 spark.sparkContext.cancelJobGroup(group)
                 raise
         seconds = time.perf_counter() - started
+        if halted is not None:
+            message = str(halted)
+            shape = call_shape(cases)
+            record = CallRecord(
+                join, len(cases), "error", message, out.text(), err.text(), seconds, None, message, shape
+            )
+            self._keep(record)
+            if not halted.retry:
+                raise halted
+            return record, None
         if worker.is_alive():
             spark.sparkContext.cancelJobGroup(group)
             worker.join(10)
@@ -325,13 +347,17 @@ class Caller:
     def _wait(
         self, worker: threading.Thread, spark: SparkSession, group: str, join: str, cases: int, started: float
     ) -> None:
-        """Wait for the call (at most ``timeout``), telling ``on_wait`` each second how its Spark tasks go."""
+        """Wait for the call (at most ``timeout``), telling ``on_wait`` each second how its Spark tasks go;
+        ``SystemFailure`` as soon as the candidate's own system stopped (``WatchesSystem``)."""
         deadline = None if self.timeout is None else started + self.timeout
+        watched = self.candidate if isinstance(self.candidate, WatchesSystem) else None
         while worker.is_alive():
             now = time.perf_counter()
             if deadline is not None and now >= deadline:
                 return
             worker.join(1.0 if deadline is None else min(1.0, deadline - now))
+            if watched is not None and worker.is_alive():
+                watched.check_system()
             if self.on_wait is not None and worker.is_alive():
                 done, total = tasks_of(spark, group)
                 self.on_wait(CallProgress(join, cases, done, total, time.perf_counter() - started))

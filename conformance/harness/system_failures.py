@@ -6,6 +6,10 @@ after ``RETRY_DELAYS_S`` (an overloaded machine recovers) and, if it keeps faili
 ``SystemFailure``: exit 3, the cause in one line (docs/command-line.md). It never bisects such a call: a
 half would fail the same way, or pass by luck and pin the failure on innocent scenarios.
 
+A candidate that runs on a system of its own (``WatchesSystem``: a run through a Kafka broker) is asked
+while each call runs whether that system still stands; one that stopped ends the call at once with its
+``SystemFailure``, where the call's clients would wait out their timeouts against it.
+
 Java stack traces never reach the terminal: ``one_line`` keeps the first line of a Java exception (a
 py4j error carries the whole trace), and Spark's own log goes to a file (``harness.spark_session``).
 """
@@ -13,10 +17,11 @@ py4j error carries the whole trace), and Spark's own log goes to a file (``harne
 from __future__ import annotations
 
 import re
+from typing import Protocol, runtime_checkable
 
 from kjoin.errors import KjoinError
 
-__all__ = ["RETRY_DELAYS_S", "SIGNS", "SystemFailure", "one_line", "system_cause"]
+__all__ = ["RETRY_DELAYS_S", "SIGNS", "SystemFailure", "WatchesSystem", "one_line", "system_cause"]
 
 RETRY_DELAYS_S = (5.0, 20.0)
 """Seconds to wait before each retry of a call that failed for a system cause (then it is a failure)."""
@@ -29,6 +34,15 @@ class SystemFailure(KjoinError):
     def __init__(self, message: str, *, retry: bool = True) -> None:
         super().__init__(message)
         self.retry = retry
+
+
+@runtime_checkable
+class WatchesSystem(Protocol):
+    """A candidate standing on a system of its own that can tell whether it still stands."""
+
+    def check_system(self) -> None:
+        """``SystemFailure`` if the system stopped; quick (the harness asks about once a second)."""
+        ...
 
 
 SIGNS: tuple[tuple[str, str], ...] = (

@@ -6,7 +6,8 @@ free ports, stopped and removed afterwards, on failure too.
 against it: records keep the partition, timestamp and headers they are given (Spark's Kafka sink sets
 neither the way a scenario needs). ``producer()`` keeps one tool process for a ``with`` block, to feed a
 running job step by step. Application mode (``kafka.application``) and the end-to-end mode (``endtoend``)
-both run on it.
+both run on it. ``KafkaBroker.watched`` ends a block at once when the broker dies under it: Kafka's clients
+would wait out their timeouts against it (a minute per record for a producer), minutes before failing.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -155,6 +157,7 @@ class KafkaBroker:
         self._workdir: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
+        self._producers: set[StepProducer] = set()
 
     @property
     def classpath(self) -> str:
@@ -242,6 +245,31 @@ class KafkaBroker:
                 retry=False,
             )
 
+    @contextlib.contextmanager
+    def watched(self, on_death: Callable[[], None] = lambda: None, *, every: float = 0.5) -> Iterator[None]:
+        """A ``with`` block during which a thread watches the broker process: if it stops, the thread kills
+        the block's producers and calls ``on_death`` (to stop what else waits on the broker, e.g. streaming
+        queries) at once, and the block ends with ``check_alive``'s one-line ``SystemFailure``, whatever
+        the waiting clients raised."""
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.wait(every):
+                if not self.alive():
+                    for producer in list(self._producers):
+                        producer.kill()
+                    on_death()
+                    return
+
+        watcher = threading.Thread(target=watch, name="kjoin-broker-watch", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            done.set()
+            watcher.join()
+            self.check_alive()
+
     def _log_error(self) -> str:
         """The broker log's last error, in one line (its Java stack traces stay in the log)."""
         lines = self.log_tail(200).splitlines()
@@ -304,7 +332,15 @@ class StepProducer:
             text=True,
             encoding="utf-8",
         )
+        self.broker._producers.add(self)
         return self
+
+    def kill(self) -> None:
+        """Kill the tool process (its broker died: it would wait out a timeout per record); the next
+        ``send`` or ``flush`` fails with a ``BrokerError``."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
 
     def send(self, records: Iterable[Mapping[str, Any]]) -> None:
         """Write ``{"topic", "partition", "ts", "key", "value"[, "headers"]}`` records, in order."""
@@ -348,8 +384,11 @@ class StepProducer:
         )
 
     def __exit__(self, *exc: object) -> None:
+        self.broker._producers.discard(self)
         process, self._process = self._process, None
         if process is not None:
+            if not self.broker.alive():
+                process.kill()  # its pending records would each wait out a timeout against the dead broker
             _stop(process, lambda: _close_input(process), timeout=TOOL_TIMEOUT_S)
         if self._stderr is not None:
             self._stderr.close()

@@ -1,5 +1,6 @@
 """A candidate for the broker fault test (ONLY for it): the docs' example job, which first kills the Kafka
-broker this process started (``kjoin run --through-kafka``), the way a broker dies under a run."""
+broker this process started (``kjoin run --through-kafka``), the way a broker dies under a run, and writes
+the wall-clock time of the kill to the file ``KILLED_AT`` names (for the test to time the run's end)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from kjoin.conformance.streaming import JobShape, StreamingCandidate, streaming_
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["candidate"]
+__all__ = ["KILLED_AT", "candidate"]
+
+KILLED_AT = "KJOIN_TEST_BROKER_KILLED_AT"
 
 
 def _broker_pids() -> list[int]:
@@ -39,6 +42,8 @@ def _killing_job(left: DataFrame, right: DataFrame, spec: JobShape) -> DataFrame
 
     for pid in _broker_pids():
         os.kill(pid, signal.SIGKILL)
+    if KILLED_AT in os.environ:
+        Path(os.environ[KILLED_AT]).write_text(str(time.time()), encoding="ascii")
     deadline = time.monotonic() + 30
     while _broker_pids() and time.monotonic() < deadline:  # reaped by the broker's owner, or a zombie
         time.sleep(0.2)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kjoin.conformance.harness.system_failures import SystemFailure
 from support.fixture_candidates import OracleOnDriver
 
 if TYPE_CHECKING:
@@ -215,3 +217,34 @@ def worker_timeout(times: int = -1) -> Faulty:
 
 def worker_timeout_always() -> Faulty:
     return worker_timeout(-1)
+
+
+SYSTEM_STOPPED = "the test candidate's own system stopped"
+
+
+@dataclass(frozen=True)
+class SystemDiesUnderCall(Faulty):
+    """Stands on a system of its own (``WatchesSystem``: as a run through a Kafka broker does), which stops
+    during its stream-stream call; the call then waits, as a Kafka client waits out its timeouts against a
+    dead broker, until ``release`` is set (or ten minutes)."""
+
+    stopped: threading.Event = field(default_factory=threading.Event, compare=False)
+    release: threading.Event = field(default_factory=threading.Event, compare=False)
+
+    def check_system(self) -> None:
+        if self.stopped.is_set():
+            raise SystemFailure(SYSTEM_STOPPED, retry=False)
+
+
+def _system_dies(candidate: Faulty, spark: SparkSession, inputs: DataFrame, specs: DataFrame) -> DataFrame:
+    assert isinstance(candidate, SystemDiesUnderCall)
+    candidate.stopped.set()
+    candidate.release.wait(600)
+    raise RuntimeError("the call's system is gone")
+
+
+_BREAK["system-dies"] = _system_dies
+
+
+def system_dies_under_call() -> SystemDiesUnderCall:
+    return SystemDiesUnderCall(name="system-dies-under-call", fault="system-dies")

@@ -60,25 +60,29 @@ def _fast_path_answer(case: Case, batch: Sequence[Case]) -> Emitted:
 
 
 class _FastPathHarness:
-    """Stands in for ``HarnessRun``: one "call" per join kind of the cases it is given, each case answered
-    by ``_fast_path_answer`` with the other cases of its call, compared exactly with Kafka's outputs."""
+    """Stands in for ``HarnessRun``: one "call" per join kind and batch composition of the cases it is
+    given (``batch_groups``, as ``HarnessRun`` calls the candidate), each case answered by
+    ``_fast_path_answer`` with the other cases of its call, compared exactly with Kafka's outputs."""
 
     def __init__(self, candidate: object, spark: Callable[[], Any]) -> None:
         self.batches: list[str] = []
 
     def outcomes(self, cases: Sequence[Case]) -> list[CaseOutcome]:
-        joins = list(dict.fromkeys(case.join for case in cases))
-        self.batches += joins
         found: dict[str, CaseOutcome] = {}
-        for join in joins:
-            batch = [case for case in cases if case.join == join]
-            for case in batch:
-                expected = kafka_outputs(case)
-                assert not isinstance(expected, str)
-                actual = _fast_path_answer(case, batch)
-                verdict = check(expected, actual, "exact")
-                found[case.id] = CaseOutcome(case, verdict.status, "exact", verdict, expected, actual)
+        for group in batch_groups(cases):
+            for join in dict.fromkeys(case.join for case in group):
+                self.batches.append(join)
+                self._answer([case for case in group if case.join == join], found)
         return [found[case.id] for case in cases]
+
+    @staticmethod
+    def _answer(batch: Sequence[Case], found: dict[str, CaseOutcome]) -> None:
+        for case in batch:
+            expected = kafka_outputs(case)
+            assert not isinstance(expected, str)
+            actual = _fast_path_answer(case, batch)
+            verdict = check(expected, actual, "exact")
+            found[case.id] = CaseOutcome(case, verdict.status, "exact", verdict, expected, actual)
 
 
 def _no_spark() -> Any:

@@ -104,16 +104,17 @@ class FuzzReport:
 
 
 def harness_evaluator(candidate: Candidate, spark: Callable[[], SparkSession], calls: list[int]) -> Evaluate:
-    """Check cases with a fresh ``HarnessRun`` per batch composition (``compositions.batch_groups``: the
-    joint cases, then each store shape's; one candidate call per join kind in each), appending the number
-    of candidate calls made to ``calls``."""
+    """Check cases with one ``HarnessRun`` per evaluation (it calls the candidate per join kind and batch
+    composition itself, ``compositions.batch_groups``), the cases taken group by group (the joint cases,
+    then each store shape's) so the calls come in that order; appends the number of calls to ``calls``.
+    A run per evaluation, not one for the whole fuzzing: a run keeps the answers it got, and each
+    evaluation (the drawn cases, then each shrinking round's reductions) makes batches of its own."""
 
     def evaluate(cases: Sequence[Case]) -> dict[str, CaseOutcome]:
-        found: dict[str, CaseOutcome] = {}
-        for group in batch_groups(cases):
-            harness = HarnessRun(candidate, spark)
-            found.update((outcome.case.id, outcome) for outcome in harness.outcomes(group))
-            calls.append(len(harness.batches))
+        harness = HarnessRun(candidate, spark)
+        grouped = [case for group in batch_groups(cases) for case in group]
+        found = {outcome.case.id: outcome for outcome in harness.outcomes(grouped)}
+        calls.append(len(harness.batches))
         return found
 
     return evaluate

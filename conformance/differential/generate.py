@@ -176,10 +176,7 @@ def generate_cases(
     (``strategies.as_self_joins``: one stream, optimization ``none`` or ``all``), ids ``fuzz-sj-...``."""
     if join not in JOIN_KINDS:
         raise ValueError(f"join={join!r} must be one of {', '.join(JOIN_KINDS)}")
-    problem = version_problem(kafka)
-    if problem is not None:
-        raise ValueError(f"kafka: {kafka!r} {problem}")
-    behaviour = behaviour_for(kafka, intended=intended)
+    behaviour = _era(kafka, intended)
     variants = offered_variants(join, behaviour, sorted(claim.variants))
     label = strategy_label(join, kafka, profile, variants)
     if not variants:
@@ -237,10 +234,7 @@ def generate_min_time_cases(
     None for an era without spurious-free outer joins (before 3.1) or for a claim without outer and left
     joins. Drawn apart from ``generate_cases``, so adding them changes none of the scenarios it draws for
     any profile or seed."""
-    problem = version_problem(kafka)
-    if problem is not None:
-        raise ValueError(f"kafka: {kafka!r} {problem}")
-    behaviour = behaviour_for(kafka, intended=intended)
+    behaviour = _era(kafka, intended)
     variants = tuple(v for v in ("outer", "left") if v in claim.variants)
     stores = [store for store in STORE_KINDS if store in claim.stores]
     min_time = behaviour.outer_join_closes_each_side_by_its_own_bound
@@ -284,10 +278,7 @@ def generate_versioned_gap_cases(
 
     Drawn apart from ``generate_cases`` (ids ``fuzz-vg-<seed>-<n>``), so adding them changes none of the
     scenarios it draws for any profile or seed."""
-    problem = version_problem(kafka)
-    if problem is not None:
-        raise ValueError(f"kafka: {kafka!r} {problem}")
-    behaviour = behaviour_for(kafka, intended=intended)
+    behaviour = _era(kafka, intended)
     variants = tuple(v for v in ("inner", "left") if v in claim.variants)
     label = f"kjoin.strategies.versioned_gap_scenarios(variants={list(variants)!r})"
     if "stream-table" not in claim.joins or not claim.versioned or not variants:
@@ -304,6 +295,15 @@ def generate_versioned_gap_cases(
         len(drawn),
         kafka,
     )
+
+
+def _era(kafka: str, intended: bool) -> Behaviour:
+    """The behaviour the generated cases run as: Kafka ``kafka``'s (``intended``: its documented semantics);
+    ``ValueError`` for a version the oracle does not know."""
+    problem = version_problem(kafka)
+    if problem is not None:
+        raise ValueError(f"kafka: {kafka!r} {problem}")
+    return behaviour_for(kafka, intended=intended)
 
 
 def _as_cases(

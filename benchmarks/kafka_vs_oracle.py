@@ -30,8 +30,8 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 
+from msgspec.structs import replace
 from tabulate import tabulate
 
 from benchmarks.oracle_throughput import BENCHMARKS, TARGET_RATIO, Benchmark, records_for

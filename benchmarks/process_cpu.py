@@ -28,8 +28,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from benchmarks.oracle_throughput import Benchmark, records_for
 from kjoin.conformance.catalogue import Case, case_id

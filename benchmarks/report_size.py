@@ -16,9 +16,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue import Case, case_id, load_cases
 from kjoin.conformance.checker import CandidateFailure, Emitted, check

@@ -16,10 +16,10 @@ commits, from one run of the scenario as it is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import cache
 
 import msgspec
+from msgspec.structs import replace
 
 from kjoin.conformance.commit_points import Segments, by_cause
 from kjoin.oracle.behaviour import Behaviour

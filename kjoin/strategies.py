@@ -8,10 +8,10 @@ a time (``while draw(_ANOTHER_RECORD)``), so the shrinker can delete any single 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import NamedTuple
 
 import msgspec
+from msgspec.structs import replace
 
 try:
     from hypothesis import strategies as st

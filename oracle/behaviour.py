@@ -3,7 +3,7 @@
 The join modules read flags (``if behaviour.left_join_is_symmetric:``), never version numbers
 (docs/semantics/eras.md). Version numbers appear only in ``ERAS`` below and in the version registry after it
 (``NEWEST_PATCHES``; docs/semantics/eras.md, "Known releases"). Each era is built from the one before with
-``dataclasses.replace``, so the table reads as the changelog of Kafka's join semantics.
+``msgspec.structs.replace``, so the table reads as the changelog of Kafka's join semantics.
 
 Flags listed in ``BUG_FLAGS`` model places where real Kafka departs from its documented semantics.
 They are on for the affected versions, so by default the oracle says what that Kafka really does;
@@ -13,9 +13,11 @@ They are on for the affected versions, so by default the oracle says what that K
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, replace
 from functools import cache
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from kjoin.errors import KjoinError
 
@@ -44,9 +46,11 @@ __all__ = [
 DAY_MS = 24 * 60 * 60 * 1000
 
 
-@dataclass(frozen=True, slots=True)
-class Behaviour:
-    """The join semantics of one Kafka Streams era. Every flag cites where it comes from."""
+class Behaviour(msgspec.Struct, frozen=True, gc=False):
+    """The join semantics of one Kafka Streams era. Every flag cites where it comes from.
+
+    A frozen ``msgspec.Struct`` (docs/kafka.md, "The oracle's other types as structs"): it compares, hashes,
+    pickles and prints as a frozen dataclass would, and ``msgspec.structs.replace`` copies it."""
 
     era: str
     """Label of the era (the first version that behaves like this), for messages and reports only."""
@@ -474,7 +478,7 @@ def _padded(version: tuple[int, ...], like: tuple[int, ...]) -> tuple[int, ...]:
 
 def flag_names() -> list[str]:
     """All behaviour flag names, in declaration order."""
-    return [field.name for field in fields(Behaviour) if field.name != "era"]
+    return [name for name in Behaviour.__struct_fields__ if name != "era"]
 
 
 _SS, _ST, _TT, _FK, _GT = "stream-stream", "stream-table", "table-table", "fk", "stream-globaltable"

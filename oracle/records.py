@@ -1,14 +1,14 @@
 """Plain data of the oracle: input records, output records and the join specification.
 
-Every type here is a frozen value (a slotted dataclass, a ``NamedTuple``, or for ``Record`` a frozen
-``msgspec.Struct``) or a closed ``Literal`` vocabulary, so that scenarios, the oracle and the harness exchange
-the same small, immutable values (never dicts). A tombstone is always an explicit ``None``.
+Every type here is a frozen value (a frozen ``msgspec.Struct``, or for ``Output`` a ``NamedTuple``) or a
+closed ``Literal`` vocabulary, so that scenarios, the oracle and the harness exchange the same small,
+immutable values (never dicts). A tombstone is always an explicit ``None``. ``msgspec.structs.replace``
+copies a struct with some fields changed (docs/api.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Literal, NamedTuple, get_args
 
@@ -134,8 +134,7 @@ the NamedTuple constructor's Python-level ``__new__`` (about 40% cheaper; the jo
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Window:
+class Window(msgspec.Struct, frozen=True, gc=False):
     """Join window around a left record: a right record at ``u`` joins a left record at ``t`` iff
     ``t - before <= u <= t + after`` (both ends inclusive, spec SS-2).
 
@@ -153,8 +152,7 @@ class Window:
     legacy: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Versioning:
+class Versioning(msgspec.Struct, frozen=True, gc=False):
     """Which sides are materialized in a versioned store (KIP-889/914, 3.5+), and its history retention."""
 
     left: bool = False
@@ -166,8 +164,7 @@ class Versioning:
         return self.left if side == "left" else self.right
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True, gc=False):
     """Settings of a running Kafka Streams application that change what a join emits (issue 26).
 
     The defaults are the test driver's settings the oracle was first checked under: record caching off, a
@@ -196,8 +193,7 @@ class Settings:
         return self.cache_max_bytes > 0 and self.commit_interval_ms > 0
 
 
-@dataclass(frozen=True, slots=True)
-class JoinSpec:
+class JoinSpec(msgspec.Struct, frozen=True, gc=False):
     """What to join and how: the portable scenario header (shared golden README format).
 
     ``fk_extractor`` says how an FK join extracts the foreign key from a left value:

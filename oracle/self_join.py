@@ -15,8 +15,6 @@ One input topic; every record is a ``left`` record of it. What runs depends on t
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import msgspec
 
 from kjoin.oracle.behaviour import Behaviour
@@ -48,7 +46,7 @@ class UnrewrittenSelfJoin:
     the right side (spec SJ-2)."""
 
     def __init__(self, spec: JoinSpec, behaviour: Behaviour) -> None:
-        self._join = StreamStreamJoin(replace(spec, self_join=False), behaviour)
+        self._join = StreamStreamJoin(msgspec.structs.replace(spec, self_join=False), behaviour)
 
     def process(self, index: int, record: Record) -> list[Output]:
         """The record as a left record, then the same record as a right record (spec SJ-2)."""

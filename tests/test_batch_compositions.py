@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec import structs
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Emitted, check
@@ -53,7 +54,7 @@ def _fast_path_answer(case: Case, batch: Sequence[Case]) -> Emitted:
     """What the mutant emits for ``case`` in ``batch``: the general path (Kafka's outputs) when some case
     of the batch has both sides versioned, else the fast path (the case with its tables unversioned)."""
     general = any(store_shape(other) == "both-versioned" for other in batch)
-    run = case if general else replace(case, spec=replace(case.spec, versioned=None))
+    run = case if general else structs.replace(case, spec=structs.replace(case.spec, versioned=None))
     emitted = kafka_outputs(run)
     assert not isinstance(emitted, str)
     return emitted
@@ -135,7 +136,9 @@ def test_a_two_sided_shape_gets_its_own_batch_when_the_joint_batch_lacks_one_sid
     one-sided table-table scenarios, a both-versioned batch does; with left-versioned ones only, it is
     the only batch with a right versioned table, so it gets its own batch."""
     table = _table_table()
-    stream_table = [replace(case, spec=replace(case.spec, join="stream-table")) for case in table]
+    stream_table = [
+        structs.replace(case, spec=structs.replace(case.spec, join="stream-table")) for case in table
+    ]
     right_or_none = [c for c in stream_table if store_shape(c) in ("unversioned", "right-versioned")]
     assert {store_shape(c) for c in by_store_shape(right_or_none)} == {"unversioned"}
     no_one_sided = [c for c in table if store_shape(c) in ("unversioned", "both-versioned")]

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec import structs
 
 from kjoin.conformance.catalogue import Case, case_id, load_cases
 from kjoin.conformance.checker import Emitted, check
@@ -66,14 +67,18 @@ def test_unclaimed_because_names_the_property_outside_the_claim() -> None:
     # a claimed version covers another only where the join kind's semantics agree: 4.0.0 brought back the
     # foreign-key bug 3.9.1 had fixed (KAFKA-16394)
     fk = ss_case("inner", "4.0")
-    fk = replace(fk, spec=replace(fk.spec, join="fk", window=None, fk_extractor="colon-prefix"))
+    fk = structs.replace(
+        fk, spec=structs.replace(fk.spec, join="fk", window=None, fk_extractor="colon-prefix")
+    )
     fk_claim = replace(claim, joins=frozenset({"fk"}), kafka=("3.9.1",))
     assert "Kafka 4.0 (era 4.0.0)" in str(unclaimed_because(fk_claim, fk))
-    assert unclaimed_because(fk_claim, replace(fk, kafka="4.0.1")) is None
+    assert unclaimed_because(fk_claim, structs.replace(fk, kafka="4.0.1")) is None
     versioned = ss_case("inner")
-    versioned = replace(
+    versioned = structs.replace(
         versioned,
-        spec=replace(versioned.spec, join="stream-table", versioned=Versioning(right=True, history_ms=5)),
+        spec=structs.replace(
+            versioned.spec, join="stream-table", versioned=Versioning(right=True, history_ms=5)
+        ),
     )
     assert unclaimed_because(replace(claim, joins=frozenset({"stream-table"})), versioned) == (
         "not claimed: versioned tables"

@@ -156,14 +156,16 @@ def test_the_results_document_and_the_report_say_which_releases_each_claimed_era
 def test_commit_point_claims_take_production_settings_of_the_table_joins_they_compare_at_that_level() -> None:
     """``commit_points`` claims every table join's production settings (all compared at commit-points);
     ``record_caches`` claims cached table-table scenarios only, the rest staying as they were."""
-    cached = replace(
-        tt_case("3.9"), spec=replace(tt_case("3.9").spec, settings=Settings(cache_max_bytes=1024))
+    cached = msgspec.structs.replace(
+        tt_case("3.9"),
+        spec=msgspec.structs.replace(tt_case("3.9").spec, settings=Settings(cache_max_bytes=1024)),
     )
-    committing = replace(
+    committing = msgspec.structs.replace(
         tt_case("3.9"), records=tuple(msgspec.structs.replace(r, commit=True) for r in tt_case("3.9").records)
     )
-    stream = replace(
-        ss_case("3.9"), spec=replace(ss_case("3.9").spec, settings=Settings(cache_max_bytes=1024))
+    stream = msgspec.structs.replace(
+        ss_case("3.9"),
+        spec=msgspec.structs.replace(ss_case("3.9").spec, settings=Settings(cache_max_bytes=1024)),
     )
     production = "not claimed: production settings (record cache, commit points, emit throttle)"
     port = replace(CLAIM_39, commit_points=True)

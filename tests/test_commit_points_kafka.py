@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import replace
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.portable import case_json

@@ -9,9 +9,9 @@ cache). One broker start and 8 scenarios.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from kjoin.conformance.catalogue import Case, load_cases
@@ -43,9 +43,9 @@ def _one_task(case: Case) -> AppAnswer:
 
 def _eviction_shows(case: Case) -> bool:
     """Whether the oracle's outputs with the case's small cache differ from those with a 10 MiB one."""
-    large = dataclasses.replace(case.spec, settings=Settings(cache_max_bytes=CACHE_BYTES))
+    large = msgspec.structs.replace(case.spec, settings=Settings(cache_max_bytes=CACHE_BYTES))
     small = expected_per_partition(case, _one_task(case))
-    return small != expected_per_partition(dataclasses.replace(case, spec=large), _one_task(case))
+    return small != expected_per_partition(msgspec.structs.replace(case, spec=large), _one_task(case))
 
 
 def test_small_caches_evict_on_real_kafka_as_the_oracle_says() -> None:

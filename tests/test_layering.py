@@ -95,6 +95,7 @@ ALLOWED = frozenset(
 """Pure standard-library modules the oracle may import (top-level names); ``oracle`` is always allowed."""
 
 ALLOWED_PER_MODULE = {
+    "behaviour.py": frozenset({"msgspec"}),
     "engine.py": frozenset({"contextlib", "gc"}),
     "records.py": frozenset({"msgspec"}),
     "self_join.py": frozenset({"msgspec"}),

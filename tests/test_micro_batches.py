@@ -14,6 +14,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from msgspec import structs
 
 from kjoin.conformance.catalogue import Case, MicroBatches, load_cases
 from kjoin.conformance.cli import main
@@ -107,7 +108,7 @@ def test_a_faithful_copy_agrees_under_every_split_and_the_bugs_need_a_boundary()
         failing = [o for o in in_process(bug)(split).values() if o.status == "fail"]
         assert failing, bug.name
         assert all(o.case.micro_batches is not None and o.case.micro_batches.starts for o in failing)
-        whole = [replace(o.case, micro_batches=MicroBatches("whole", ())) for o in failing]
+        whole = [structs.replace(o.case, micro_batches=MicroBatches("whole", ())) for o in failing]
         assert all(o.status == "pass" for o in in_process(bug)(whole).values()), bug.name
 
 
@@ -142,7 +143,7 @@ def test_a_bug_between_micro_batches_shrinks_to_a_local_minimum_with_its_boundar
 
 
 def _unique(cases: list[Case]) -> list[Case]:
-    return [replace(case, id=f"{case.id}.{n}") for n, case in enumerate(cases)]
+    return [structs.replace(case, id=f"{case.id}.{n}") for n, case in enumerate(cases)]
 
 
 def test_the_final_pass_removes_what_the_rounds_left() -> None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 
 import hypothesis
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from kjoin.conformance.differential.profiles import active_profile, active_seed
 from kjoin.oracle import ERAS, Behaviour, JoinSpec, Output, Record, Window, behaviour_for, run, run_traced

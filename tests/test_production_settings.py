@@ -15,11 +15,11 @@ import random
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
 from itertools import pairwise
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from kjoin.oracle import behaviour_for, run
 from kjoin.oracle.behaviour import flags_in_force

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from msgspec import structs
 
 from kjoin.conformance.catalogue import Case, load_cases
 from kjoin.conformance.catalogue.batches import call_shape
@@ -47,7 +48,7 @@ def _fast_path_answer(case: Case, batch: Sequence[Case]) -> Emitted:
     """The general path (Kafka's outputs) when some case of the call has both sides versioned, else the
     fast path: the case answered with its tables unversioned."""
     general = any(store_shape(other) == "both-versioned" for other in batch)
-    run = case if general else replace(case, spec=replace(case.spec, versioned=None))
+    run = case if general else structs.replace(case, spec=structs.replace(case.spec, versioned=None))
     emitted = kafka_outputs(run)
     assert not isinstance(emitted, str)
     return emitted
@@ -100,7 +101,7 @@ def test_a_saved_regression_carries_its_batch(report: FuzzReport, tmp_path: Path
     assert case.id == f"{line['id']}[{minimal.variant}-3.9]~{store_shape(minimal)}-batch"
     assert (case.spec, case.records) == (minimal.spec, minimal.records)
     # the same scenario saved as a joint counterexample is another file: the digest covers the batch
-    joint = replace(counterexample.minimal, case=replace(minimal, batch=None))
+    joint = replace(counterexample.minimal, case=structs.replace(minimal, batch=None))
     twin = replace(counterexample, shrunk=replace(counterexample.shrunk, minimal=joint))
     other = write_regression(tmp_path, twin, candidate="fast-path-mutant")
     assert other != path and "batch" not in json.loads(other.read_text())
@@ -114,7 +115,7 @@ def test_kjoin_run_checks_a_saved_regression_in_its_shape_batch(
     saved = regression.case
     drawn = [case for batch in report.generated for case in batch.cases]
     assert any(store_shape(case) == "both-versioned" for case in drawn)
-    as_joint = replace(saved, id=saved.id.rsplit("~", 1)[0], batch=None)
+    as_joint = structs.replace(saved, id=saved.id.rsplit("~", 1)[0], batch=None)
     in_process.clear()
     outcomes = HarnessRun(_Candidate(), _no_spark).outcomes([*drawn, as_joint, saved])  # type: ignore[arg-type]
     status = {outcome.case.id: outcome.status for outcome in outcomes}
@@ -128,7 +129,7 @@ def test_the_harness_groups_store_shape_cases_by_shape(
 ) -> None:
     drawn = [case for batch in report.generated for case in batch.cases]
     marked = [
-        replace(case, id=f"{case.id}~{store_shape(case)}-batch", batch=STORE_SHAPE)
+        structs.replace(case, id=f"{case.id}~{store_shape(case)}-batch", batch=STORE_SHAPE)
         for case in drawn
         if store_shape(case) != "both-versioned"
     ]
@@ -165,7 +166,7 @@ def test_kjoin_check_accepts_a_saved_batch_and_names_a_bad_one(report: FuzzRepor
 def test_a_call_line_names_its_store_shape_batch_and_counts_in_words(report: FuzzReport) -> None:
     drawn = [case for batch in report.generated for case in batch.cases]
     one = next(case for case in drawn if store_shape(case) == "left-versioned")
-    marked = replace(one, id=f"{one.id}~left-versioned-batch", batch=STORE_SHAPE)
+    marked = structs.replace(one, id=f"{one.id}~left-versioned-batch", batch=STORE_SHAPE)
     assert call_shape([marked]) == "left-versioned" and call_shape([marked, one]) is None
     assert call_shape(drawn) is None and call_shape([]) is None
     shaped = CallRecord("table-table", 1, "ok", seconds=4.25, jobs=3, shape=call_shape([marked]))

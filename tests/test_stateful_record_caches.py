@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 from pyspark.sql import SparkSession
 
 from kjoin.conformance.candidates.spark_stateful import CLAIM, NO_RECORD_CACHE, SparkStateful

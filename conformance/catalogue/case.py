@@ -5,14 +5,20 @@ Every command and the pytest plugin work on ``Case``: ``kjoin check`` compares t
 runs a case as two versions, fuzzing and ``kjoin verify`` build cases from generated scenarios. Ids read
 ``<scenario>[<variant>-<kafka>]``, with ``-intended`` appended for the documented semantics
 (docs/scenario-format.md).
+
+The types are frozen ``msgspec.Struct``s: they compare, hash, pickle and print as frozen dataclasses would,
+and ``msgspec.structs.replace`` copies one with some fields changed (docs/kafka.md, "The oracle's other types
+as structs"). None is tracked by the cyclic garbage collector (``gc=False``): they hold text, numbers,
+tuples, other such values and a case's decoded JSON ``extra`` fields, never a cycle.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from kjoin.oracle.records import JoinKind, JoinSpec, Output, Record, Variant
 
@@ -24,8 +30,7 @@ def case_id(scenario: str, variant: str, kafka: str, intended: bool) -> str:
     return f"{scenario}[{variant}-{kafka}{'-intended' if intended else ''}]"
 
 
-@dataclass(frozen=True, slots=True)
-class Expected:
+class Expected(msgspec.Struct, frozen=True, gc=False):
     """What a scenario file states Kafka emits for one case, in emission order.
 
     ``causes_known``: each output's ``cause`` is the input row that emitted it (a seed table's rows), else
@@ -39,8 +44,7 @@ class Expected:
     label: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Reference:
+class Reference(msgspec.Struct, frozen=True, gc=False):
     """A public source a scenario cites: a closed-vocabulary document, a section, and the table rows exactly
     as the document shows them (``info``, empty when the source is not a table)."""
 
@@ -49,8 +53,7 @@ class Reference:
     info: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Erratum:
+class Erratum(msgspec.Struct, frozen=True, gc=False):
     """Where the cited table is wrong: what it shows, what Kafka does, the evidence
     (docs/semantics/errata.md). ``row``, ``variant`` and ``kafka`` narrow it down (``None``: the whole
     table)."""
@@ -63,8 +66,7 @@ class Erratum:
     evidence: str
 
 
-@dataclass(frozen=True, slots=True)
-class About:
+class About(msgspec.Struct, frozen=True, gc=False):
     """What a hand-written scenario says about itself (seed tables and edge cases)."""
 
     description: str
@@ -74,8 +76,7 @@ class About:
     errata: tuple[Erratum, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class MicroBatches:
+class MicroBatches(msgspec.Struct, frozen=True, gc=False):
     """How a streaming candidate is fed one case: ``starts`` are the indices of the records that begin a
     new micro-batch (increasing, each above 0 and below the number of records; empty: one micro-batch),
     ``split`` the option that chose them (``8``, ``random:7``; docs/streaming.md#micro-batch-splits).
@@ -89,8 +90,7 @@ class MicroBatches:
         return sum(start <= index for start in self.starts)
 
 
-@dataclass(frozen=True, slots=True)
-class Case:
+class Case(msgspec.Struct, frozen=True, gc=False):
     """One scenario x variant x era, ready for the oracle and for a candidate.
 
     ``source`` is the file it comes from (``scenarios/golden/3.9.jsonl``) with ``line`` for JSON Lines;
@@ -113,7 +113,7 @@ class Case:
     line: int | None = None
     expected: Expected | None = None
     about: About | None = None
-    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    extra: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     micro_batches: MicroBatches | None = None
     batch: str | None = None
 

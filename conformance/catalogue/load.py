@@ -15,8 +15,10 @@ states no expected outputs (its file speaks about another version).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue.case import Case, case_id
 from kjoin.conformance.catalogue.errors import ScenarioError

@@ -20,11 +20,11 @@ scenario to every error.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue.batches import BATCHES, batch_suffix
 from kjoin.conformance.catalogue.case import About, Case, Expected, MicroBatches, case_id

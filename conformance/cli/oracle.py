@@ -14,9 +14,10 @@ import argparse
 import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue import Case, ScenarioError, case_id
 from kjoin.conformance.catalogue.portable import case_from_line

@@ -13,8 +13,10 @@ prints the whole table, catalogue beside generation.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue import Case
 from kjoin.oracle.behaviour import (

@@ -246,7 +246,7 @@ def removals(case: Case) -> list[Case]:
     found = [_keep(kept, case) for kept in dict.fromkeys(subsets) if kept]
     if case.micro_batches is not None:
         found += [
-            replace(case, micro_batches=without_start(case.micro_batches, start))
+            msgspec.structs.replace(case, micro_batches=without_start(case.micro_batches, start))
             for start in case.micro_batches.starts
         ]
     return found
@@ -256,8 +256,8 @@ def _named(reduced: Case, base: Case, round_number: int, index: int, stage: str 
     """``reduced`` with an id unique in its round: ``<original scenario>.r<round>.<n>`` (``.m``: the final
     pass), ``@<split>`` after it for a case fed in micro-batches."""
     root = base.scenario.split(".r", 1)[0].split(".m", 1)[0]
-    named = replace(reduced, scenario=f"{root}.{stage}{round_number}.{index}")
-    return replace(named, id=split_case_id(named))
+    named = msgspec.structs.replace(reduced, scenario=f"{root}.{stage}{round_number}.{index}")
+    return msgspec.structs.replace(named, id=split_case_id(named))
 
 
 def _changes(case: Case) -> Iterator[_Change]:
@@ -282,8 +282,10 @@ def _keep(kept: tuple[int, ...], case: Case) -> Case:
     present = tuple(i for i in kept if i < count)
     records = tuple(case.records[i] for i in present)
     if case.micro_batches is None:
-        return replace(case, records=records)
-    return replace(case, records=records, micro_batches=kept_records(case.micro_batches, present))
+        return msgspec.structs.replace(case, records=records)
+    return msgspec.structs.replace(
+        case, records=records, micro_batches=kept_records(case.micro_batches, present)
+    )
 
 
 def _boundary_changes(case: Case) -> Iterator[_Change]:
@@ -296,7 +298,7 @@ def _boundary_changes(case: Case) -> Iterator[_Change]:
 def _without_boundary(start: int, case: Case) -> Case:
     if case.micro_batches is None:
         return case
-    return replace(case, micro_batches=without_start(case.micro_batches, start))
+    return msgspec.structs.replace(case, micro_batches=without_start(case.micro_batches, start))
 
 
 def _smaller(value: int) -> list[int]:
@@ -327,21 +329,25 @@ def _spec_changes(case: Case) -> Iterator[_Change]:
 
 
 def _with_spec(changes: dict[str, object], case: Case) -> Case:
-    return replace(case, spec=replace(case.spec, **changes))  # type: ignore[arg-type]
+    return msgspec.structs.replace(case, spec=msgspec.structs.replace(case.spec, **changes))
 
 
 def _with_window(changes: dict[str, object], case: Case) -> Case:
     window = case.spec.window
     if window is None or (changes.get("grace") is not None and window.grace is None):
         return case
-    return replace(case, spec=replace(case.spec, window=replace(window, **changes)))  # type: ignore[arg-type]
+    return msgspec.structs.replace(
+        case, spec=msgspec.structs.replace(case.spec, window=msgspec.structs.replace(window, **changes))
+    )
 
 
 def _with_versioned(changes: dict[str, object], case: Case) -> Case:
     versioned = case.spec.versioned
     if versioned is None:
         return case
-    return replace(case, spec=replace(case.spec, versioned=replace(versioned, **changes)))  # type: ignore[arg-type]
+    return msgspec.structs.replace(
+        case, spec=msgspec.structs.replace(case.spec, versioned=msgspec.structs.replace(versioned, **changes))
+    )
 
 
 def _record_changes(case: Case) -> Iterator[_Change]:
@@ -361,7 +367,7 @@ def _record_changes(case: Case) -> Iterator[_Change]:
 def _with_ts(index: int, ts: int, case: Case) -> Case:
     if index >= len(case.records):
         return case
-    return replace(
+    return msgspec.structs.replace(
         case, records=_with(case.records, index, msgspec.structs.replace(case.records[index], ts=ts))
     )
 
@@ -369,13 +375,17 @@ def _with_ts(index: int, ts: int, case: Case) -> Case:
 def _shifted_down(case: Case) -> Case:
     """Every ts less the smallest one."""
     lowest = min((record.ts for record in case.records), default=0)
-    return replace(case, records=tuple(msgspec.structs.replace(r, ts=r.ts - lowest) for r in case.records))
+    return msgspec.structs.replace(
+        case, records=tuple(msgspec.structs.replace(r, ts=r.ts - lowest) for r in case.records)
+    )
 
 
 def _ranked(case: Case) -> Case:
     """Every ts replaced by its rank among the distinct timestamps (order and equality kept)."""
     ranks = {ts: rank for rank, ts in enumerate(sorted({record.ts for record in case.records}))}
-    return replace(case, records=tuple(msgspec.structs.replace(r, ts=ranks[r.ts]) for r in case.records))
+    return msgspec.structs.replace(
+        case, records=tuple(msgspec.structs.replace(r, ts=ranks[r.ts]) for r in case.records)
+    )
 
 
 def _with(records: tuple[Record, ...], index: int, record: Record) -> tuple[Record, ...]:
@@ -398,7 +408,7 @@ def _renamed(case: Case) -> Case:
         record if record.value is None else msgspec.structs.replace(record, value=_label(case, record, index))
         for index, record in enumerate(renamed)
     )
-    return replace(case, records=labelled)
+    return msgspec.structs.replace(case, records=labelled)
 
 
 def _foreign_key(case: Case, record: Record) -> str | None:
@@ -417,7 +427,7 @@ def _label(case: Case, record: Record, index: int) -> str:
 
 
 def _with_keys_renamed(mapping: dict[str, str], case: Case) -> Case:
-    return replace(case, records=_rename_keys(case, mapping))
+    return msgspec.structs.replace(case, records=_rename_keys(case, mapping))
 
 
 def _rename_keys(case: Case, mapping: dict[str, str]) -> tuple[Record, ...]:

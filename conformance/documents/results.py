@@ -26,6 +26,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from msgspec import structs
+
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.batches import STORE_SHAPES
 from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
@@ -148,7 +150,7 @@ def about_json(case: Case) -> dict[str, Any] | None:
         "description": about.description,
         "features": list(about.features),
         "reference": reference,
-        "errata": [asdict(erratum) for erratum in about.errata],
+        "errata": [structs.asdict(erratum) for erratum in about.errata],
     }
 
 

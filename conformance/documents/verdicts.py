@@ -17,14 +17,21 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.checker import Emitted, Mode, check
 from kjoin.conformance.documents.flag_notes import flag_note
 from kjoin.conformance.kafka_segments import kafka_segments
-from kjoin.oracle.behaviour import Behaviour, behaviour_for, era_of, flags_for, one_release_per_era
+from kjoin.oracle.behaviour import (
+    Behaviour,
+    behaviour_for,
+    era_of,
+    flag_names,
+    flags_for,
+    one_release_per_era,
+)
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
 from kjoin.oracle.records import JOIN_KINDS, VARIANTS, Output
@@ -212,11 +219,7 @@ class CaseScores:
 
 def changed_flags(before: Behaviour, after: Behaviour) -> tuple[str, ...]:
     """The behaviour flags whose value differs between two eras, in declaration order."""
-    return tuple(
-        f.name
-        for f in fields(Behaviour)
-        if f.name != "era" and getattr(before, f.name) != getattr(after, f.name)
-    )
+    return tuple(name for name in flag_names() if getattr(before, name) != getattr(after, name))
 
 
 def era_range_label(eras: Sequence[str]) -> str:

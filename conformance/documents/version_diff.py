@@ -11,7 +11,6 @@ from __future__ import annotations
 import fnmatch
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from typing import Any
 
 from kjoin.conformance.catalogue import Case
@@ -19,7 +18,7 @@ from kjoin.conformance.catalogue.vocabulary import DOCUMENTS
 from kjoin.conformance.checker import Emitted, check
 from kjoin.conformance.documents.flag_notes import ERAS_DOC, flag_note, jira_url, kip_url
 from kjoin.conformance.documents.results import about_json, output_json, spec_json
-from kjoin.oracle.behaviour import Behaviour, behaviour_for
+from kjoin.oracle.behaviour import Behaviour, behaviour_for, flag_names
 from kjoin.oracle.engine import run
 from kjoin.oracle.errors import OracleError
 from kjoin.oracle.records import VARIANTS, Output
@@ -60,11 +59,7 @@ def _variant(case: Case, older: str, newer: str) -> dict[str, Any]:
 
 
 def _changed_flags(before: Behaviour, after: Behaviour) -> list[str]:
-    return [
-        f.name
-        for f in fields(Behaviour)
-        if f.name != "era" and getattr(before, f.name) != getattr(after, f.name)
-    ]
+    return [name for name in flag_names() if getattr(before, name) != getattr(after, name)]
 
 
 def _flag_notes(before: Behaviour, after: Behaviour) -> list[dict[str, Any]]:

@@ -8,9 +8,10 @@ is). Each side's records keep the scenario's order, so their offsets follow it.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from kjoin.conformance.catalogue import Case
 from kjoin.oracle.tasks import processing_order
@@ -29,7 +30,7 @@ def in_processing_order(case: Case) -> Case:
     records = tuple(sides[queue][position] for queue, position in order)
     if records == case.records:
         return case
-    return dataclasses.replace(case, records=records, expected=None)
+    return msgspec.structs.replace(case, records=records, expected=None)
 
 
 def topic_records(

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
+
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.kafka_segments import TABLE_JOINS

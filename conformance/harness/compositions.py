@@ -25,8 +25,9 @@ Pure Python: no Spark.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import Final
+
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.batches import STORE_SHAPE, STORE_SHAPES, batch_suffix, store_shape

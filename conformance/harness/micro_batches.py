@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue import Case, MicroBatches, case_id
 from kjoin.conformance.harness.compositions import batch_suffix

@@ -11,7 +11,6 @@ model yet) the scenario is counted apart.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 import time
@@ -143,9 +142,9 @@ def for_application(case: Case, rng: random.Random, cache: bool, *, small_cache:
         versioned = Versioning(versioned.left, versioned.right, 2 * versioned.history_ms)
     size = rng.randrange(*SMALL_CACHE_BYTES) if small else CACHE_BYTES if cache else 0
     settings = Settings(cache_max_bytes=size)
-    spec = dataclasses.replace(spec, window=window, versioned=versioned, settings=settings)
+    spec = msgspec.structs.replace(spec, window=window, versioned=versioned, settings=settings)
     label = f"cache{size}" if small else "cached" if cache else "uncached"
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         case, id=f"{case.id}-app-{label}", scenario=f"{case.scenario}-app-{label}", spec=spec,
         records=tuple(records), expected=None,
     )  # fmt: skip
@@ -179,8 +178,8 @@ Answer = AppAnswer | tuple[str | None, str]
 
 def _with_large_cache(case: Case) -> Case:
     """``case`` with Kafka's default cache of 10 MiB, other settings unchanged."""
-    settings = dataclasses.replace(case.spec.settings, cache_max_bytes=CACHE_BYTES)
-    return dataclasses.replace(case, spec=dataclasses.replace(case.spec, settings=settings))
+    settings = msgspec.structs.replace(case.spec.settings, cache_max_bytes=CACHE_BYTES)
+    return msgspec.structs.replace(case, spec=msgspec.structs.replace(case.spec, settings=settings))
 
 
 def check_answers(cases: Sequence[Case], answers: Sequence[Answer]) -> list[AppOutcome]:

@@ -15,7 +15,6 @@ application's output are deterministic.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -185,8 +184,8 @@ def _as_run(case: Case) -> JoinSpec:
     """``case``'s join with the settings the application ran with: no timed commit when it gives none."""
     settings = case.spec.settings
     if settings.commit_interval_ms == 0:
-        settings = dataclasses.replace(settings, commit_interval_ms=NO_TIMED_COMMIT_MS)
-    return dataclasses.replace(case.spec, settings=settings)
+        settings = msgspec.structs.replace(settings, commit_interval_ms=NO_TIMED_COMMIT_MS)
+    return msgspec.structs.replace(case.spec, settings=settings)
 
 
 @dataclass(frozen=True, slots=True)

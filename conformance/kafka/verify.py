@@ -15,11 +15,12 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue import Case
 from kjoin.conformance.catalogue.portable import case_json

@@ -23,9 +23,11 @@ later records still join the deleted value (issue 24's example candidate).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from kjoin.conformance.protocol import Claim, DeclaredDifference
 from kjoin.oracle import Behaviour, JoinSpec, Output, Record, Versioning, Window, behaviour_for, run

@@ -6,8 +6,10 @@ fake candidate's answers (e.g. the oracle's outputs as another Kafka version), a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+from msgspec.structs import replace
 
 from kjoin.conformance.catalogue import Case, case_id
 from kjoin.conformance.checker import CandidateFailure, Emitted, Mode

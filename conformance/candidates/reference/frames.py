@@ -11,8 +11,7 @@ into the dense integer ``seq`` of the protocol.
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
+from msgspec.structs import asdict
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, StringType, StructField, StructType

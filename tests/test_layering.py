@@ -103,7 +103,9 @@ ALLOWED_PER_MODULE = {
 """Extra modules allowed in one file, relative to ``oracle/``: ``engine.run`` pauses the cyclic garbage
 collector while records run through a join (a speed measure: it changes no result, and the previous
 setting is restored). ``Record`` is a frozen ``msgspec.Struct`` (a core dependency, pure data: no I/O), so the
-codec reads records straight into it, and ``self_join`` copies records with ``msgspec.structs.replace``."""
+codec reads records straight into it, and ``self_join`` copies records with ``msgspec.structs.replace``; the
+other types of ``records`` and ``behaviour``'s ``Behaviour`` are frozen structs too (no ``dataclasses`` on
+``kjoin oracle``'s start-up; docs/kafka.md)."""
 
 FORBIDDEN_CALLS = frozenset({"open", "print", "input", "exec", "eval", "compile", "breakpoint", "__import__"})
 """Built-ins that do I/O or run code; the oracle calls none of them."""
@@ -389,6 +391,62 @@ def test_a_command_imports_only_its_own_module() -> None:
         name for name in done.stdout.split("--\n", 1)[1].split() if name.startswith("kjoin.conformance.cli.")
     }
     assert commands == {"kjoin.conformance.cli.common", "kjoin.conformance.cli.oracle"}
+
+
+NOT_ON_ORACLE_START = frozenset(
+    {
+        "dataclasses", "inspect", "ast", "dis", "tokenize",  # the case and spec types are msgspec structs
+        "pathlib", "fnmatch", "urllib", "ipaddress",  # FILE is a path only when one is given
+        "shutil", "bz2", "lzma", "zlib",  # the help's width is read without shutil
+        "copy", "importlib.util", "tempfile", "traceback", "json", "tomllib",  # only where they are used
+    }
+)  # fmt: skip
+"""Modules ``kjoin oracle --jsonl`` does without: it starts once per pipeline, and on a small input its start
+is most of its CPU (docs/kafka.md, "The oracle's other types as structs")."""
+
+
+def _fresh_start(*arguments: str) -> tuple[str, set[str]]:
+    """``kjoin ARGUMENTS`` on an empty stdin in a fresh interpreter with only the core dependencies
+    (``tests/support/fresh_start.py``): its output and every module it imported."""
+    import msgspec
+    import tabulate
+    import tqdm
+
+    folders = sorted({str(Path(str(module.__file__)).parent.parent) for module in (msgspec, tabulate, tqdm)})
+    script = TESTS / "support" / "fresh_start.py"
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(script), str(ROOT), *folders, "--", *arguments],
+        cwd=ROOT,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    output, modules = done.stdout.rsplit("\n-- imported modules --\n", 1)
+    return output, set(modules.split())
+
+
+def test_oracle_jsonl_starts_without_what_it_does_not_use() -> None:
+    """On an empty stdin, in a fresh interpreter, ``kjoin oracle --jsonl`` imports its command, the codec
+    and the oracle, and none of ``NOT_ON_ORACLE_START``."""
+    output, loaded = _fresh_start("oracle", "--jsonl")
+    assert output == ""
+    assert {
+        "kjoin.conformance.cli.oracle",
+        "kjoin.conformance.codec",
+        "kjoin.oracle.engine",
+        "msgspec",
+    } <= loaded
+    assert sorted(loaded & NOT_ON_ORACLE_START) == []
+
+
+def test_fresh_start_sees_what_a_command_imports() -> None:
+    """The same check on ``kjoin oracle FILE``, which reads a TOML file by its path: it sees ``pathlib`` and
+    ``tomllib`` come in."""
+    output, loaded = _fresh_start("oracle", KIP77)
+    assert "as the file states" in output
+    assert {"pathlib", "tomllib"} <= loaded
 
 
 # --- the document layer apart from Spark -----------------------------------------------------------------

@@ -23,9 +23,8 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from importlib import import_module
-from typing import Any, NoReturn, TextIO
+from typing import Any, NamedTuple, NoReturn, TextIO
 
 from kjoin.conformance.cli.common import (
     EXIT_INCOMPLETE,
@@ -41,10 +40,13 @@ from kjoin.errors import KjoinError
 __all__ = ["COMMANDS", "EXTRAS", "FAST_EXIT", "Command", "MissingExtra", "console", "main", "missing_extras"]
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(NamedTuple):
     """One subcommand: the module that defines it (``add_command``), its line in ``kjoin --help`` and the
-    extras (pyproject.toml's optional dependencies) it needs beyond the core."""
+    extras (pyproject.toml's optional dependencies) it needs beyond the core.
+
+    A ``NamedTuple``: as immutable as a frozen dataclass, without importing ``dataclasses`` (and ``inspect``
+    with it) on every start, nor msgspec for ``kjoin --help`` (docs/kafka.md, "The oracle's other types as
+    structs")."""
 
     name: str
     module: str
@@ -230,6 +232,8 @@ class MissingExtra(KjoinError):
 
 
 def _require_extras(command: Command) -> None:
+    if not command.extras:  # a core command: nothing to look up (``importlib.util`` not imported)
+        return
     missing = missing_extras(command.extras)
     if missing:
         raise MissingExtra(command.name, missing)

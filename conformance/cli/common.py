@@ -17,17 +17,18 @@ When several apply, the highest code wins (an incomplete run says more than a di
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import re
+import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
-from typing import Any, NoReturn, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TextIO, TypeVar
 
 from kjoin.errors import KjoinError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "EXIT_DIFFERS",
@@ -65,9 +66,9 @@ class OutputFailure(KjoinError):
         super().__init__(f"could not write the output: {error}")
 
 
-@dataclass(frozen=True, slots=True)
-class Streams:
-    """Where a command reads and writes (the process's own streams, or a test's)."""
+class Streams(NamedTuple):
+    """Where a command reads and writes (the process's own streams, or a test's). A ``NamedTuple``, so the
+    command line imports no ``dataclasses`` (docs/kafka.md, "The oracle's other types as structs")."""
 
     stdin: TextIO
     stdout: TextIO
@@ -75,7 +76,18 @@ class Streams:
 
 
 class HelpFormatter(argparse.HelpFormatter):
-    """Help that states every option's default, unless the option's text already says it."""
+    """Help that states every option's default, unless the option's text already says it.
+
+    Its width is the terminal's, read as argparse reads it but without importing ``shutil``: argparse builds
+    a formatter for every option it adds, and ``shutil`` brings ``bz2``, ``lzma`` and ``zlib`` into every
+    command's start (docs/kafka.md, "The oracle's other types as structs")."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        super().__init__(
+            prog, indent_increment, max_help_position, terminal_columns() - 2 if width is None else width
+        )
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -85,9 +97,29 @@ class HelpFormatter(argparse.HelpFormatter):
 
     def _format_action(self, action: argparse.Action) -> str:
         if not action.help and _states_default(action):  # argparse shows no help text at all without one
+            import copy  # only when help is printed
+
             action = copy.copy(action)
             action.help = self._get_help_string(action)
         return super()._format_action(action)
+
+
+def terminal_columns() -> int:
+    """The terminal's width in columns as ``shutil.get_terminal_size`` reads it: ``COLUMNS`` if it is a
+    positive number, else the width of the terminal stdout is (if it is one, and that width is not 0), else
+    80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    stdout = sys.__stdout__
+    try:
+        columns = 0 if stdout is None else os.get_terminal_size(stdout.fileno()).columns
+    except (AttributeError, ValueError, OSError):  # closed, detached or not a terminal
+        columns = 0
+    return columns or 80
 
 
 def _states_default(action: argparse.Action) -> bool:
@@ -158,6 +190,8 @@ def share(text: str) -> float:
 
 def output_file(text: str) -> Path:
     """An argparse type: a file kjoin may write (not a folder; its folder exists or can be made there)."""
+    from pathlib import Path  # only for commands that write files (kjoin oracle --jsonl never does)
+
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
@@ -169,6 +203,8 @@ def output_file(text: str) -> Path:
 
 def output_folder(text: str) -> Path:
     """An argparse type: a folder kjoin may write into (an existing folder, or one it can make)."""
+    from pathlib import Path  # only for commands that write files (kjoin oracle --jsonl never does)
+
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
@@ -342,18 +378,17 @@ def _duration(seconds_taken: float) -> str:
     return f"{minutes} min {rest:02d} s"
 
 
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
-)
+_UNSAFE = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
 """Characters a terminal acts on or hides: C0/C1 controls (escape codes, NUL, carriage return), zero-width,
-line-separator and bidirectional-override characters, lone surrogates. Newlines and tabs are kept."""
+line-separator and bidirectional-override characters, lone surrogates. Newlines and tabs are kept. A pattern
+``re`` compiles (and caches) on first use, not on every command's start (about 1 ms)."""
 
 
 def terminal_text(text: str) -> str:
     """``text`` safe to print on a terminal: every character in ``_UNSAFE`` written as its escape
     (``\\x1b``, ``\\x00``, ``\\u202e``), so data from a file cannot drive the terminal or hide itself."""
-    return _UNSAFE.sub(
-        lambda match: match.group().encode("unicode_escape", "backslashreplace").decode(), text
+    return re.sub(
+        _UNSAFE, lambda match: match.group().encode("unicode_escape", "backslashreplace").decode(), text
     )
 
 

@@ -46,6 +46,7 @@ SYSTEM_FILES = {
     "tests/test_faults_kafka.py",
     "tests/test_faults_probes.py",
     "tests/test_faults_run.py",
+    "tests/test_faults_system.py",
     "tests/test_flag_reach.py",
     "tests/test_generation_reach.py",
     "tests/test_harness_spark.py",

@@ -12,6 +12,7 @@ would wait out their timeouts against it (a minute per record for a producer), m
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -21,6 +22,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -47,6 +49,7 @@ __all__ = [
     "KafkaBroker",
     "StepProducer",
     "build_broker",
+    "cluster_id",
     "free_port",
 ]
 
@@ -118,6 +121,16 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def cluster_id() -> str:
+    """A new KRaft cluster id as Kafka's ``StorageTool random-uuid`` prints one (``Uuid.randomUuid``): a
+    random (version 4) UUID's 16 bytes in URL-safe base64 without padding, never starting with ``-``;
+    made here, where asking the StorageTool costs a JVM start (3-4 s at load 10) for each broker."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 def _held_by(pid: int, port: int) -> bool | None:
@@ -195,8 +208,7 @@ class KafkaBroker:
         properties = self._workdir / "server.properties"
         text = _PROPERTIES.format(port=self.port, controller=controller, logs=self._workdir / "data")
         properties.write_text(text, encoding="utf-8")
-        cluster = self._java("kafka.tools.StorageTool", "random-uuid").strip().splitlines()[-1]
-        self._java("kafka.tools.StorageTool", "format", "-t", cluster, "-c", str(properties))
+        self._java("kafka.tools.StorageTool", "format", "-t", cluster_id(), "-c", str(properties))
         java = require_tool("java", "install a Java 17 JDK", USER)
         self._log = (self._workdir / "broker.log").open("wb")
         self._process = subprocess.Popen(

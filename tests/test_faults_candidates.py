@@ -17,7 +17,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 from kjoin.conformance.catalogue import Case, load_cases
+from kjoin.conformance.differential.fuzz import fuzz
 from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.harness.compositions import STORE_SHAPE
 from kjoin.conformance.harness.outcomes import HarnessRun
 from kjoin.conformance.harness.spark_session import start_session
 from support.faulty_candidates import FAULTS, POISONED
@@ -110,6 +112,26 @@ def test_a_candidate_that_stops_spark_gets_a_new_session_for_the_next_call(
     run = _run("stops-spark", spark, cases)
     assert run.by_status["error"] == STREAM_STREAM and run.by_status["pass"] >= STREAM_TABLE
     assert run.harness.session.restarts >= 1
+
+
+@pytest.mark.system  # starts a second JVM
+def test_fuzzing_a_candidate_that_stops_spark_carries_on_with_a_new_session() -> None:
+    """The fuzzer gives each evaluation the session it started, and a new one once a candidate stopped it:
+    the stream-table calls that come after a stream-stream call stopped Spark (the store-shape batches
+    come after the joint ones) still run and pass."""
+    report = fuzz(
+        FAULTS["stops-spark"](),
+        lambda: start_session("local[2]"),
+        kafka="3.9",
+        examples=2,
+        joins=["stream-stream", "stream-table"],
+        shrink_failures=0,
+    )
+    statuses: dict[str, set[str]] = {}
+    for outcome in report.outcomes:
+        statuses.setdefault(outcome.case.spec.join, set()).add(outcome.status)
+    assert statuses == {"stream-stream": {"error"}, "stream-table": {"pass"}}
+    assert any(outcome.case.batch == STORE_SHAPE for outcome in report.outcomes if outcome.status == "pass")
 
 
 HANG_TIMEOUT_S = 60

@@ -43,6 +43,7 @@ from kjoin.conformance.differential.generate import (
 from kjoin.conformance.differential.profiles import PROFILES, FuzzProfile
 from kjoin.conformance.differential.shrink import Evaluate, Shrunk, complexity, local_minimum, shrink
 from kjoin.conformance.documents.outcomes import CaseOutcome
+from kjoin.conformance.harness.calls import SessionKeeper
 from kjoin.conformance.harness.compositions import STORE_SHAPE, batch_groups, batch_suffix, by_store_shape
 from kjoin.conformance.harness.micro_batches import Split, split_cases, with_default_split
 from kjoin.conformance.harness.outcomes import HarnessRun
@@ -139,15 +140,17 @@ def fuzz(
     claimed join kinds; ``examples`` and ``shrink_failures`` override the profile's. ``splits``: run every
     scenario under each micro-batch split (a micro-batched candidate only; without, such a candidate's
     cases carry its default split). ``store_shape_batches``: also check each scenario in a batch of its
-    store shape only (see the module's docstring). ``spark`` is called at most once, when the candidate
-    first runs."""
+    store shape only (see the module's docstring). ``spark`` is called when the candidate first runs, and
+    again only if a candidate stopped the session it gave."""
     started = time.perf_counter()
     claim = candidate.claim
     count = profile.examples if examples is None else examples
     plan = fuzzed_versions(claim.kafka, count) if kafka is None else [(kafka, count)]
     chosen_seed = profile.seed if seed is None else seed
     generated = generated_batches(claim, plan, profile, chosen_seed, joins=joins, intended=intended)
-    session = _once(spark)
+    session = SessionKeeper(
+        spark
+    ).get  # one session for every evaluation, a new one if a candidate stopped it
     calls: list[int] = []
     evaluate = harness_evaluator(candidate, session, calls)
     drawn = [case for batch in generated for case in batch.cases]
@@ -242,18 +245,6 @@ def fuzzed_versions(claimed: Sequence[str], examples: int) -> list[tuple[str, in
     older = versions[1:]
     share = max(MIN_PER_ERA, -(-examples // 2 // len(older))) if older else 0
     return [(versions[0], examples), *((version, min(share, examples)) for version in older)]
-
-
-def _once(factory: Callable[[], SparkSession]) -> Callable[[], SparkSession]:
-    """``factory`` called at most once; later calls return its first result."""
-    made: list[SparkSession] = []
-
-    def get() -> SparkSession:
-        if not made:
-            made.append(factory())
-        return made[0]
-
-    return get
 
 
 def _needing_their_batch(outcomes: Sequence[CaseOutcome]) -> list[CaseOutcome]:

@@ -81,6 +81,14 @@ public final class Tool {
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        // One request in flight: the harness produces right after creating the topics, and the broker may
+        // answer NOT_LEADER_OR_FOLLOWER for a partition its metadata already names it the leader of but it
+        // has not created yet. With several requests in flight a later batch (sequence n > 0) could reach
+        // the created partition first and be taken (a broker with no producer state there takes any first
+        // sequence, KAFKA-15591), and every retry of the first batch would then be refused as out of order
+        // until the delivery timeout (120 s here). With one, a refused batch is retried before the next is
+        // sent (docs/kafka.md, "Producing to new topics: one request in flight").
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         ObjectMapper json = new ObjectMapper();
         List<Future<RecordMetadata>> sent = new ArrayList<>();

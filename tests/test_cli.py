@@ -247,6 +247,18 @@ def test_every_help_states_each_options_default(command: str, capsys: pytest.Cap
         assert text in shown
 
 
+def test_verify_help_states_the_cache_sizes_that_application_mode_draws(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--cache``'s help states the sizes ``app_verify`` draws (it once said 60-400 bytes for 50 to 149)."""
+    from kjoin.conformance.kafka.app_verify import CACHE_BYTES, SMALL_CACHE_BYTES
+
+    assert main(["verify", "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"drawn scenarios ({CACHE_BYTES // 2**20} MiB)" in shown
+    assert f"caches of {SMALL_CACHE_BYTES[0]} to {SMALL_CACHE_BYTES[1] - 1} bytes" in shown
+
+
 def test_run_through_kafka_refuses_a_candidate_without_a_kafka_job_before_starting_anything() -> None:
     code, _, err = _kjoin(
         "run", "--candidate", "spark-reference", "--through-kafka", "--scenarios", str(FK_DOCS)

@@ -34,6 +34,7 @@ from kjoin.conformance.cli.common import (
     positive,
 )
 from kjoin.conformance.differential.profiles import PROFILES, profile_named
+from kjoin.conformance.kafka.cache_sizes import CACHE_BYTES, SMALL_CACHE_BYTES
 from kjoin.oracle.behaviour import era_of, release_of, version_problem
 from kjoin.oracle.records import JOIN_KINDS, JoinSpec
 
@@ -102,9 +103,10 @@ def add_command(commands: Any) -> None:
         "--cache",
         choices=("on", "off", "both", "evict"),
         default="both",
-        help="with --application: the record cache of drawn scenarios (10 MiB), on, off, or on for every "
-        "other one (default); evict: table-table joins with caches of 60-400 bytes, which evict (one "
-        "partition, no commit points)",
+        help=f"with --application: the record cache of drawn scenarios ({CACHE_BYTES // 2**20} MiB), on, "
+        "off, or on for every other one (default); evict: table-table joins with caches of "
+        f"{SMALL_CACHE_BYTES[0]} to {SMALL_CACHE_BYTES[1] - 1} bytes, which evict (one partition, no commit "
+        "points)",
     )
     command.add_argument(
         "--self-joins",

@@ -33,6 +33,7 @@ from kjoin.conformance.kafka.application import (
     oracle_run,
     refusal,
 )
+from kjoin.conformance.kafka.cache_sizes import CACHE_BYTES, SMALL_CACHE_BYTES
 from kjoin.conformance.kafka.verify import EVERYTHING
 from kjoin.oracle.behaviour import release_of
 from kjoin.oracle.errors import OracleError
@@ -55,11 +56,6 @@ APP_JOINS: tuple[JoinKind, ...] = ("stream-stream", "stream-table", "table-table
 EVICTING_JOINS: tuple[JoinKind, ...] = ("table-table",)
 """The task-local joins whose output an eviction changes: a stream-table join forwards only from the
 stream (spec PR-5)."""
-CACHE_BYTES = 10 * 1024 * 1024
-"""The record cache of a drawn scenario with caching on: Kafka's default, 10 MiB."""
-SMALL_CACHE_BYTES = (50, 150)
-"""The range of a drawn small cache (``--cache evict``): an entry of a drawn table counts about 60 bytes
-(spec PR-9), so one to six entries fit and most scenarios evict."""
 CacheChoice = Literal["on", "off", "both", "evict"]
 Status = Literal["agree", "disagree", "oracle refuses", "kafka error"]
 

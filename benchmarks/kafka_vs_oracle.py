@@ -47,7 +47,7 @@ __all__ = ["main"]
 
 def _case(benchmark: Benchmark, kafka: str, stores: str, records: Sequence[object], copy: int) -> Case:
     scenario = f"bench-{benchmark.name.replace(' ', '-')}-{copy}"
-    spec = replace(benchmark.spec, stores=stores)  # type: ignore[arg-type]
+    spec = replace(benchmark.spec, stores=stores)
     return Case(
         id=case_id(scenario, spec.variant, kafka, False),
         scenario=scenario,

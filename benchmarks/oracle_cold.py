@@ -6,8 +6,8 @@ Reads the first portable line of ``FILE`` as the command reads it (``case_from_l
 oracle on it once, with the cyclic garbage collector paused as the command pauses it, and prints the CPU
 seconds (user + system) of that run alone. Measured this way, the oracle pays what it pays inside the
 command: its first touch of fresh memory (page faults: system time), cold caches, no earlier run's freed
-memory to reuse. The oracle's API timed in a warm process (``process_cpu``'s other oracle figure) is a
-best case the command never gets; the command line's overhead is measured against this figure.
+memory to reuse, and no collector pass as ``run`` returns (the command's pause spans the line). The command
+line's overhead is measured against this figure.
 """
 
 from __future__ import annotations

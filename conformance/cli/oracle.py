@@ -167,9 +167,9 @@ def _answers(streams: Streams, *, intended: bool) -> Iterator[bytes]:
 
 
 _LAST_LINE: list[object] = []
-"""The last answered line's case and outputs, kept until the next line is read: the ``kjoin`` script ends
-the process without freeing them (``kjoin.conformance.cli.console``); for one big scenario, freeing them
-was about a tenth of the command's CPU."""
+"""The last answered line's case (its records), kept until the next line is read: the ``kjoin`` script ends
+the process without freeing it (``kjoin.conformance.cli.console``). Its outputs are freed with the line:
+kept too, the collector's pass after the line would scan them, which cost more than freeing them."""
 
 
 def answer(line: str | bytes, number: int, *, intended: bool = False, where: str = "stdin") -> bytes:
@@ -179,7 +179,7 @@ def answer(line: str | bytes, number: int, *, intended: bool = False, where: str
 
 
 def _answer(line: str | bytes, number: int, *, intended: bool, where: str) -> tuple[bytes, list[object]]:
-    """``answer``, and what the line was read into (its case and outputs; empty on an error)."""
+    """``answer``, and what to keep of the line until the next one (its case; nothing on an error)."""
     try:
         case = case_from_line(line, where, number)
     except ScenarioError as error:
